@@ -1,0 +1,38 @@
+// The two places a solver's state can live and its kernels can run.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace fs {
+
+enum class Backend { Cpu, Cuda };
+
+// Where a buffer's memory lives: host memory for the CPU backend, device memory for CUDA.
+enum class MemorySpace { Host, Device };
+
+constexpr MemorySpace memory_space_of(Backend b) {
+    return b == Backend::Cuda ? MemorySpace::Device : MemorySpace::Host;
+}
+
+std::string_view to_string(Backend b);
+std::optional<Backend> backend_from_string(std::string_view s);
+
+// Whether the CUDA backend can be used in this process, and why not when it cannot.
+struct CudaStatus {
+    bool built = false;    // the program was compiled with the CUDA backend
+    bool usable = false;   // built, and at least one GPU answered
+    int device_count = 0;
+    std::string device_name;  // of device 0, when usable
+    std::string reason;       // why it is not usable (one line), empty when usable
+};
+
+// Queried once and cached; never throws.
+const CudaStatus& cuda_status();
+
+// OpenMP threads used by the CPU backend (the whole process).
+int cpu_threads();
+void set_cpu_threads(int n);
+
+}  // namespace fs

@@ -1,0 +1,45 @@
+// Error checks for CUDA translation units: every runtime call goes through FS_CUDA_CHECK and every
+// kernel launch is followed by check_launch, so a failure surfaces as fs::CudaError at the call
+// that caused it.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "core/memory.hpp"
+
+namespace fs {
+
+// "<what>: <error string> (<error name>)"
+inline std::string cuda_error_message(const std::string& what, cudaError_t err) {
+    return what + ": " + cudaGetErrorString(err) + " (" + cudaGetErrorName(err) + ")";
+}
+
+[[noreturn]] inline void throw_cuda_error(cudaError_t err, const char* call, const char* file,
+                                          int line) {
+    throw CudaError(cuda_error_message(
+        std::string(call) + " failed at " + file + ":" + std::to_string(line), err));
+}
+
+// After a kernel launch. A launch error (bad configuration, no device) is always reported. Debug
+// builds also wait for the kernel, so a fault inside it is blamed on this launch rather than on
+// whichever later call happens to notice it; release builds keep launches asynchronous.
+inline void check_launch(const char* what) {
+    cudaError_t err = cudaGetLastError();
+#ifndef NDEBUG
+    if (err == cudaSuccess) err = cudaDeviceSynchronize();
+#endif
+    if (err != cudaSuccess) throw CudaError(cuda_error_message(std::string(what) + " failed", err));
+}
+
+}  // namespace fs
+
+// Evaluates a call returning cudaError_t; on failure throws fs::CudaError naming the call, the
+// place it was made and the error.
+#define FS_CUDA_CHECK(call)                                                        \
+    do {                                                                           \
+        const cudaError_t fs_cuda_check_err_ = (call);                             \
+        if (fs_cuda_check_err_ != cudaSuccess)                                     \
+            ::fs::throw_cuda_error(fs_cuda_check_err_, #call, __FILE__, __LINE__); \
+    } while (0)

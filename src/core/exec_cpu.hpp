@@ -1,0 +1,109 @@
+// The CPU executor: the loop and the collective operations of the CPU backend (OpenMP).
+//
+// Determinism: every result is independent of the number of threads. Loops write disjoint
+// outputs; reductions and scans cut the range into fixed blocks (kBlock elements, whatever the
+// thread count), reduce each block serially, then join the block results in block order.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <type_traits>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/buffer.hpp"
+
+namespace fs {
+
+class CpuExec {
+public:
+    static constexpr Backend backend = Backend::Cpu;
+    static constexpr MemorySpace space = MemorySpace::Host;
+    static constexpr int kBlock = 1 << 14;
+
+    // f(i) for i in [0, n); the iterations are independent.
+    template <class F>
+    void parallel_for(int n, const F& f) const {
+#pragma omp parallel for schedule(static)
+        for (int i = 0; i < n; ++i) f(i);
+    }
+
+    // op(...op(op(init, map(0)), map(1))..., map(n-1)) grouped in fixed blocks; op must be
+    // associative (for floats: associative up to rounding, and the rounding is reproducible).
+    template <class T, class Map, class Op>
+    T transform_reduce(int n, T init, const Map& map, const Op& op) {
+        const int blocks = (n + kBlock - 1) / kBlock;
+        std::vector<T> partial(static_cast<std::size_t>(blocks), init);
+#pragma omp parallel for schedule(static)
+        for (int b = 0; b < blocks; ++b) {
+            const int end = std::min(n, (b + 1) * kBlock);
+            T acc = map(b * kBlock);
+            for (int i = b * kBlock + 1; i < end; ++i) acc = op(acc, map(i));
+            partial[static_cast<std::size_t>(b)] = acc;
+        }
+        T result = init;
+        for (const T& p : partial) result = op(result, p);
+        return result;
+    }
+
+    // out[i] = in[0] + ... + in[i-1]; out may alias in. Blocked two-pass scan.
+    template <class T>
+    void exclusive_scan(View<const T> in, View<T> out) {
+        const int n = in.size;
+        const int blocks = (n + kBlock - 1) / kBlock;
+        std::vector<T> block_sum(static_cast<std::size_t>(blocks) + 1, T{});
+#pragma omp parallel for schedule(static)
+        for (int b = 0; b < blocks; ++b) {
+            const int end = std::min(n, (b + 1) * kBlock);
+            T acc{};
+            for (int i = b * kBlock; i < end; ++i) acc += in[i];
+            block_sum[static_cast<std::size_t>(b) + 1] = acc;
+        }
+        for (int b = 0; b < blocks; ++b) block_sum[b + 1] += block_sum[b];
+#pragma omp parallel for schedule(static)
+        for (int b = 0; b < blocks; ++b) {
+            const int end = std::min(n, (b + 1) * kBlock);
+            T acc = block_sum[static_cast<std::size_t>(b)];
+            for (int i = b * kBlock; i < end; ++i) {
+                const T v = in[i];
+                out[i] = acc;
+                acc += v;
+            }
+        }
+    }
+
+    // Stable sort of (keys, values) by key: LSD radix sort for unsigned integer keys.
+    template <class K, class V>
+    void sort_by_key(View<K> keys, View<V> values) {
+        static_assert(std::is_unsigned_v<K>, "sort_by_key sorts unsigned integer keys");
+        const int n = keys.size;
+        std::vector<K> k2(static_cast<std::size_t>(n));
+        std::vector<V> v2(static_cast<std::size_t>(n));
+        K* ks = keys.data;
+        V* vs = values.data;
+        K* kd = k2.data();
+        V* vd = v2.data();
+        for (unsigned shift = 0; shift < sizeof(K) * 8; shift += 8) {
+            std::size_t count[257] = {};
+            for (int i = 0; i < n; ++i) ++count[((ks[i] >> shift) & 0xFF) + 1];
+            if (count[1] == static_cast<std::size_t>(n) && shift > 0) continue;  // digit all zero
+            for (int d = 0; d < 256; ++d) count[d + 1] += count[d];
+            for (int i = 0; i < n; ++i) {
+                const std::size_t at = count[(ks[i] >> shift) & 0xFF]++;
+                kd[at] = ks[i];
+                vd[at] = vs[i];
+            }
+            std::swap(ks, kd);
+            std::swap(vs, vd);
+        }
+        if (ks != keys.data) {
+            std::copy(ks, ks + n, keys.data);
+            std::copy(vs, vs + n, values.data);
+        }
+    }
+
+    void synchronize() const {}
+};
+
+}  // namespace fs

@@ -1,0 +1,48 @@
+// One macro set that lets a function or lambda body serve both backends (see README, "One kernel
+// body, two backends"): under nvcc it is compiled for host and device, under g++ for the host only.
+#pragma once
+
+#if defined(__CUDACC__)
+#define FS_HD __host__ __device__
+#else
+#define FS_HD
+#endif
+
+// Inline host-device function.
+#define FS_HDI FS_HD inline
+
+// A kernel body: a by-value lambda that both executors can run, e.g.
+//   exec.parallel_for(n, FS_LAMBDA(int i) { out[i] = 2 * in[i]; });
+// Capture views and plain values only (never `this`): the body may run on a GPU.
+#if defined(__CUDACC__)
+#define FS_LAMBDA [=] __host__ __device__
+#else
+#define FS_LAMBDA [=]
+#endif
+
+namespace fs {
+
+// Integer atomic add, returning the old value. Integer sums are exact whatever the order, so
+// counting with it keeps results independent of scheduling (float accumulations never use it).
+FS_HDI int atomic_add(int* p, int v) {
+#if defined(__CUDA_ARCH__)
+    return atomicAdd(p, v);
+#else
+    return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+#endif
+}
+
+template <class T>
+FS_HDI T min_of(T a, T b) {
+    return b < a ? b : a;
+}
+template <class T>
+FS_HDI T max_of(T a, T b) {
+    return a < b ? b : a;
+}
+template <class T>
+FS_HDI T clamp_to(T v, T lo, T hi) {
+    return v < lo ? lo : (hi < v ? hi : v);
+}
+
+}  // namespace fs

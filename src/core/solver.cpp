@@ -1,0 +1,69 @@
+#include "core/solver.hpp"
+
+#include <chrono>
+#include <numeric>
+
+namespace fs {
+
+namespace {
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+void Solver::reset() {
+    do_reset();
+    params_.clear_reset_pending();
+    next_stage_ = 0;
+    time_ = 0.0;
+    steps_ = 0;
+    stats_.clear();
+    stage_ms_.assign(stages().size(), 0.0);
+    pending_ms_.assign(stages().size(), 0.0);
+    step_ms_ = 0.0;
+}
+
+bool Solver::advance_stage() {
+    const int n = static_cast<int>(stages().size());
+    if (static_cast<int>(pending_ms_.size()) != n) pending_ms_.assign(stages().size(), 0.0);
+    const auto t0 = std::chrono::steady_clock::now();
+    run_stage(next_stage_);
+    synchronize();
+    pending_ms_[next_stage_] = ms_since(t0);
+    if (++next_stage_ < n) return false;
+
+    next_stage_ = 0;
+    Stats s;
+    const auto t_stats = std::chrono::steady_clock::now();
+    const double dt = finish_step(s);
+    const double stats_ms = ms_since(t_stats);
+    time_ += dt;
+    ++steps_;
+    stage_ms_ = pending_ms_;
+    step_ms_ = std::accumulate(stage_ms_.begin(), stage_ms_.end(), stats_ms);
+    // The common stats lead, in the order of the headless contract.
+    stats_.clear();
+    stats_.set_count("step", steps_);
+    stats_.set("t", time_);
+    stats_.set("dt", dt);
+    stats_.set_count("n_particles", particle_count());
+    for (const auto& st : s.items()) stats_.put(st);
+    stats_.set("step_ms", step_ms_);
+    return true;
+}
+
+void Solver::step() {
+    while (!advance_stage()) {
+    }
+}
+
+void Solver::set_backend(Backend b) {
+    if (b == backend_) return;
+    // Stages leave derived data (a sorted grid, a pressure field) for the next stage; rather
+    // than move that too, a step in progress is finished first.
+    if (next_stage_ != 0) step();
+    move_to(b);
+    backend_ = b;
+}
+
+}  // namespace fs

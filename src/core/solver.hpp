@@ -1,0 +1,102 @@
+// The Solver interface: what the GUI, the headless program, the writers and the tests know of a
+// solver. A step is a pipeline of named stages; each can be run alone (the GUI's Stage button),
+// each is timed, and each cites the equation it implements.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/params.hpp"
+#include "core/stats.hpp"
+
+namespace fs {
+
+struct StageInfo {
+    std::string name;    // the source document's word: "p2g", "collide", "bounce_on_borders"
+    std::string source;  // where its equation comes from: "seed 000, Euler_step"
+};
+
+// A per-particle (or per-cell) quantity the renderer can colour by and the writers can export.
+struct FieldInfo {
+    std::string name;  // "position", "velocity", "speed", "id", "mass", ...
+    int components = 1;
+    std::string unit;
+    std::string description;
+};
+
+// The simulation became invalid (NaN, Inf, runaway speed): the message names step and quantity.
+struct SimulationError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class Solver {
+public:
+    virtual ~Solver() = default;
+
+    virtual std::string_view kind() const = 0;  // "euler", "flip", "sph", "vortex"
+    virtual int dimension() const = 0;          // 2 or 3
+    virtual const std::vector<StageInfo>& stages() const = 0;
+    virtual std::vector<FieldInfo> fields() const = 0;
+    // Host copy of a field, `components` values per particle, particle after particle.
+    virtual void read_field(std::string_view name, std::vector<double>& out) const = 0;
+    virtual int particle_count() const = 0;
+
+    ParamRegistry& params() { return params_; }
+    const ParamRegistry& params() const { return params_; }
+
+    // Rebuilds the initial state from the parameters on the current backend.
+    void reset();
+    // Finishes the current step: runs every stage not yet run, then computes the stats.
+    void step();
+    // Runs the next stage alone; returns true when that completed a step.
+    bool advance_stage();
+    // Index of the stage the next advance_stage() runs (0 between steps).
+    int next_stage() const { return next_stage_; }
+
+    Backend backend() const { return backend_; }
+    // Moves the state to the other backend; the simulation continues where it was (a step in
+    // progress is finished first, on the old backend).
+    void set_backend(Backend b);
+
+    double time() const { return time_; }
+    std::int64_t step_count() const { return steps_; }
+    // Stats of the last completed step (common ones first, then the solver's own).
+    const Stats& stats() const { return stats_; }
+    // Milliseconds spent in each stage during the last completed step, and in the whole step
+    // (the stages plus the end-of-step reductions that produce the stats).
+    const std::vector<double>& stage_ms() const { return stage_ms_; }
+    double step_ms() const { return step_ms_; }
+
+protected:
+    explicit Solver(Backend backend) : backend_(backend) {}
+
+    // Builds the state from the parameters, on backend().
+    virtual void do_reset() = 0;
+    virtual void run_stage(int index) = 0;
+    // After the last stage: the time step just taken, and the stats (kinetic_energy, momentum,
+    // max_speed and the solver's own). Throws SimulationError when the state is invalid.
+    virtual double finish_step(Stats& out) = 0;
+    // Moves the state to `to` (backend() is still the old one during the call).
+    virtual void move_to(Backend to) = 0;
+    // Waits for queued device work, so the stage timings are honest.
+    virtual void synchronize() {}
+
+    ParamRegistry params_;
+
+private:
+    Backend backend_;
+    int next_stage_ = 0;
+    double time_ = 0.0;
+    std::int64_t steps_ = 0;
+    Stats stats_;
+    std::vector<double> stage_ms_;
+    std::vector<double> pending_ms_;
+    double step_ms_ = 0.0;
+};
+
+}  // namespace fs

@@ -1,0 +1,96 @@
+#include "headless/options.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+namespace fs {
+
+std::string scenes_dir() {
+    if (const char* env = std::getenv("FLUID_SANDBOX_SCENES")) return env;
+    return FS_SCENES_DIR;
+}
+
+std::string default_scene() { return scenes_dir() + "/default.json"; }
+
+std::string resolve_scene(const std::string& arg) {
+    namespace stdfs = std::filesystem;
+    if (arg.empty()) return default_scene();
+    if (stdfs::exists(arg)) return arg;
+    // A bare name ("euler_gas" or "euler_gas.json") of a bundled scene.
+    if (arg.find('/') == std::string::npos) {
+        const std::string name = arg.ends_with(".json") ? arg : arg + ".json";
+        const std::string bundled = scenes_dir() + "/" + name;
+        if (stdfs::exists(bundled)) return bundled;
+    }
+    return arg;  // the loader reports it missing
+}
+
+std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
+    Options o;
+    std::string scene_arg, backend = "cpu";
+    CLI::App app{
+        "fluid-sandbox: an interactive fluid sandbox (Euler particles; FLIP, SPH and vortex "
+        "solvers to come).\nWithout --headless it opens the scene in the desktop window; "
+        "until the window is built, it runs the scene headless and prints a summary.",
+        "fluid-sandbox"};
+    app.add_option("scene", scene_arg,
+                   "Scene file (JSON), or the name of a bundled scene (see --list-scenes); "
+                   "default: scenes/default.json");
+    app.add_flag("--headless", o.headless, "Run without a window: step, write files, print a summary");
+    app.add_option("--steps", o.steps, "Steps to run (headless and --bench)")
+        ->check(CLI::Range(0LL, 1000000000LL))
+        ->capture_default_str();
+    app.add_option("--backend", backend, "Where the solver runs: cpu (OpenMP) or cuda")
+        ->check(CLI::IsMember({"cpu", "cuda"}))
+        ->capture_default_str();
+    app.add_option("--threads", o.threads, "OpenMP threads of the CPU backend (default: all cores)")
+        ->check(CLI::Range(1, 4096));
+    app.add_option("--set", o.sets,
+                   "NAME=VALUE: override a parameter after the scene (repeatable; see --list-params)")
+        ->allow_extra_args(false);
+    app.add_option("--stats", o.stats_path, "Write one JSON object per step to FILE.jsonl");
+    app.add_option("--export", o.export_path,
+                   "Write particles to FILE.usda (USD ASCII, time-sampled points/velocities/widths)");
+    app.add_option("--export-every", o.export_every, "Export a frame every K steps (default 1)")
+        ->check(CLI::Range(1LL, 1000000000LL));
+    app.add_option("--screenshot", o.screenshot_path,
+                   "Desktop window: save FILE.png after --frames frames, then exit");
+    app.add_option("--frames", o.frames, "Frames before --screenshot (default 1)")
+        ->check(CLI::Range(1LL, 1000000000LL));
+    app.add_option("--record", o.record_path, "Desktop window: record FILE.mp4 or FILE.gif");
+    app.add_flag("--bench", o.bench,
+                 "Benchmark: run --warmup then --steps steps, print median ms per step and per "
+                 "stage, write JSON (--bench-json)");
+    app.add_option("--warmup", o.warmup, "Steps run before timing in --bench (default 5)")
+        ->check(CLI::Range(0LL, 1000000LL));
+    app.add_option("--bench-json", o.bench_json,
+                   "Where --bench writes its JSON report (default: bench-SCENE-BACKEND.json)");
+    app.add_flag("--list-scenes", o.list_scenes, "List the bundled scenes, one line each");
+    app.add_flag("--list-params", o.list_params,
+                 "List the parameters of the scene's solver: name, value, allowed values, unit");
+    app.footer(
+        "Exit status: 0 success, 1 the simulation failed (the message names the step and the\n"
+        "quantity), 2 bad input (the message names the file or option, the key, what is allowed).\n"
+        "Scenes folder: " + scenes_dir() + " (override with FLUID_SANDBOX_SCENES).");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        exit_code = app.exit(e);
+        return std::nullopt;
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "fluid-sandbox: " << e.what() << " (see --help)\n";
+        exit_code = kExitBadInput;
+        return std::nullopt;
+    }
+    o.backend = *backend_from_string(backend);
+    o.scene = resolve_scene(scene_arg);
+    if (o.export_every < 1) o.export_every = 1;
+    exit_code = kExitOk;
+    return o;
+}
+
+}  // namespace fs

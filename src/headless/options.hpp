@@ -1,0 +1,47 @@
+// The command line of fluid-sandbox (the headless contract, README "Command line").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+
+namespace fs {
+
+struct Options {
+    std::string scene;  // resolved path; empty until resolved
+    bool headless = false;
+    bool bench = false;
+    bool list_scenes = false;
+    bool list_params = false;
+    long long steps = 100;
+    long long warmup = 5;
+    Backend backend = Backend::Cpu;
+    int threads = 0;  // 0: all cores
+    std::vector<std::string> sets;
+    std::string stats_path;
+    std::string export_path;
+    long long export_every = 1;
+    std::string bench_json;
+    std::string screenshot_path;
+    long long frames = 1;
+    std::string record_path;
+};
+
+// Exit statuses of the headless contract.
+constexpr int kExitOk = 0;
+constexpr int kExitSimulationFailed = 1;
+constexpr int kExitBadInput = 2;
+
+// Parses argv. On --help prints the help and returns kExitOk through `exit_code`; on bad input
+// prints one line to stderr and returns kExitBadInput. Otherwise returns the options.
+std::optional<Options> parse_options(int argc, char** argv, int& exit_code);
+
+// The folder of bundled scenes, and the scene opened when none is named.
+std::string scenes_dir();
+std::string default_scene();
+// A scene argument as given: a path, or the name of a bundled scene ("euler_gas").
+std::string resolve_scene(const std::string& arg);
+
+}  // namespace fs

@@ -1,0 +1,261 @@
+#include "headless/runner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "core/memory.hpp"
+#include "io/stats_writer.hpp"
+#include "io/usd_writer.hpp"
+#include "solvers/solvers.hpp"
+
+namespace fs {
+
+namespace {
+
+std::string fmt(const char* format, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+std::string backend_label(Backend b) {
+    if (b == Backend::Cuda) return "cuda backend, " + cuda_status().device_name;
+    return "cpu backend, " + std::to_string(cpu_threads()) + " thread(s)";
+}
+
+std::string cpu_model() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+    return "unknown CPU";
+}
+
+// Runs `body`, turning the errors of the contract into a message and an exit status.
+template <class Body>
+int guarded(const Body& body) {
+    try {
+        return body();
+    } catch (const SceneError& e) {
+        std::cerr << "fluid-sandbox: " << e.what() << '\n';
+        return kExitBadInput;
+    } catch (const SimulationError& e) {
+        std::cerr << "fluid-sandbox: simulation failed: " << e.what() << '\n';
+        return kExitSimulationFailed;
+    } catch (const CudaError& e) {
+        std::cerr << "fluid-sandbox: CUDA: " << e.what() << '\n';
+        return kExitSimulationFailed;
+    } catch (const std::exception& e) {
+        std::cerr << "fluid-sandbox: " << e.what() << '\n';
+        return kExitSimulationFailed;
+    }
+}
+
+// Writes the solver's particles as one USD frame.
+void export_frame(UsdPointsWriter& usd, const Solver& solver) {
+    std::vector<double> pos, vel, ids;
+    solver.read_field("position", pos);
+    solver.read_field("velocity", vel);
+    solver.read_field("id", ids);
+    // The drawn diameter: the collision distance for particle solvers that have one.
+    double width = 0.01;
+    if (const Param* p = solver.params().find("collision_distance"))
+        width = std::get<double>(p->get());
+    std::vector<double> widths(static_cast<std::size_t>(solver.particle_count()), width);
+    usd.add_frame(solver.dimension(), pos, vel, widths, ids);
+}
+
+}  // namespace
+
+std::unique_ptr<Solver> open_scene(const Options& o, Scene& scene) {
+    if (o.backend == Backend::Cuda && !cuda_status().usable)
+        throw SceneError("--backend cuda: " + cuda_status().reason + "; allowed here: cpu");
+    if (o.threads > 0) set_cpu_threads(o.threads);
+    scene = load_scene(o.scene, solver_names());
+    const SolverKind* kind = find_solver_kind(scene.solver);
+    std::unique_ptr<Solver> solver = kind->make(o.backend);
+    apply_scene_params(*solver, scene, o.sets);
+    try {
+        solver->reset();
+    } catch (const ParamError& e) {
+        throw SceneError(scene.path + ": params: " + e.what());
+    }
+    return solver;
+}
+
+int list_scenes() {
+    namespace stdfs = std::filesystem;
+    std::vector<stdfs::path> files;
+    std::error_code ec;
+    for (const auto& entry : stdfs::directory_iterator(scenes_dir(), ec))
+        if (entry.path().extension() == ".json") files.push_back(entry.path());
+    if (ec) {
+        std::cerr << "fluid-sandbox: " << scenes_dir() << ": cannot list the scenes folder\n";
+        return kExitBadInput;
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+        std::string line;
+        try {
+            const Scene s = load_scene(f.string(), solver_names());
+            line = "[" + s.solver + "] " + (s.title.empty() ? "" : s.title + ": ") + s.description;
+        } catch (const SceneError& e) {
+            line = std::string("(cannot be loaded: ") + e.what() + ")";
+        }
+        std::printf("%-22s %s\n", f.stem().string().c_str(), line.c_str());
+    }
+    return kExitOk;
+}
+
+int list_params(const Options& o) {
+    return guarded([&] {
+        Scene scene;
+        auto solver = open_scene(o, scene);
+        std::printf("%s (%s)\n", scene.path.c_str(), scene.solver.c_str());
+        std::string group;
+        for (const auto& p : solver->params().all()) {
+            const ParamSpec& s = p->spec();
+            if (s.group != group) std::printf("[%s]\n", (group = s.group).c_str());
+            std::printf("  %-20s = %-14s %s%s%s\n      %s\n", s.name.c_str(), p->to_text().c_str(),
+                        s.read_only ? "read-only diagnostic" : p->allowed().c_str(),
+                        s.needs_reset ? "; applies on reset" : "", "", s.description.c_str());
+        }
+        return kExitOk;
+    });
+}
+
+int run_headless(const Options& o) {
+    return guarded([&] {
+        Scene scene;
+        auto solver = open_scene(o, scene);
+        std::unique_ptr<StatsWriter> stats;
+        if (!o.stats_path.empty()) stats = std::make_unique<StatsWriter>(o.stats_path);
+        std::unique_ptr<UsdPointsWriter> usd;
+        if (!o.export_path.empty()) {
+            usd = std::make_unique<UsdPointsWriter>(
+                o.export_path, "fluid-sandbox " + scene.path + " (" + scene.solver + ")");
+            export_frame(*usd, *solver);
+        }
+        std::printf("fluid-sandbox: %s: %s (%s, %s), %d particles\n", scene.path.c_str(),
+                    scene.title.empty() ? scene.solver.c_str() : scene.title.c_str(),
+                    scene.solver.c_str(), backend_label(solver->backend()).c_str(),
+                    solver->particle_count());
+
+        std::vector<double> step_ms;
+        std::vector<std::vector<double>> stage_ms(solver->stages().size());
+        Stats first;
+        long long collisions = 0;
+        for (long long k = 0; k < o.steps; ++k) {
+            try {
+                solver->step();
+            } catch (...) {
+                if (stats) stats->flush();  // keep every line written so far
+                throw;
+            }
+            if (k == 0) first = solver->stats();
+            if (stats) stats->write(*solver);
+            if (usd && (k + 1) % o.export_every == 0) export_frame(*usd, *solver);
+            step_ms.push_back(solver->step_ms());
+            for (std::size_t s = 0; s < stage_ms.size(); ++s)
+                stage_ms[s].push_back(solver->stage_ms()[s]);
+            collisions += static_cast<long long>(solver->stats().get("collisions"));
+        }
+        if (usd) usd->close();
+
+        const Stats& last = solver->stats();
+        std::printf("  %lld steps, t = %.4g s\n", o.steps, solver->time());
+        if (o.steps > 0) {
+            auto vec = [](const Stats& s, const char* name) {
+                const Stat* st = s.find(name);
+                std::string out = "(";
+                for (std::size_t i = 0; st && i < st->value.size(); ++i)
+                    out += (i ? ", " : "") + fmt("%.6g", st->value[i]);
+                return out + ")";
+            };
+            std::printf("  kinetic energy %.6g -> %.6g J, momentum %s -> %s kg m/s, max speed %.4g m/s\n",
+                        first.get("kinetic_energy"), last.get("kinetic_energy"),
+                        vec(first, "momentum").c_str(), vec(last, "momentum").c_str(),
+                        last.get("max_speed"));
+            if (last.find("collisions"))
+                std::printf("  %lld collisions (%.4g per step)\n", collisions,
+                            static_cast<double>(collisions) / static_cast<double>(o.steps));
+            std::printf("  %.4g ms/step (median);", median(step_ms));
+            for (std::size_t s = 0; s < stage_ms.size(); ++s)
+                std::printf(" %s %.3g", solver->stages()[s].name.c_str(), median(stage_ms[s]));
+            std::printf(" ms\n");
+        }
+        if (!o.stats_path.empty()) std::printf("  stats: %s\n", o.stats_path.c_str());
+        if (usd) std::printf("  export: %s (%d frames)\n", o.export_path.c_str(), usd->frames());
+        return kExitOk;
+    });
+}
+
+int run_bench(const Options& o) {
+    return guarded([&] {
+        Scene scene;
+        auto solver = open_scene(o, scene);
+        for (long long k = 0; k < o.warmup; ++k) solver->step();
+        std::vector<double> step_ms;
+        std::vector<std::vector<double>> stage_ms(solver->stages().size());
+        for (long long k = 0; k < o.steps; ++k) {
+            solver->step();
+            step_ms.push_back(solver->step_ms());
+            for (std::size_t s = 0; s < stage_ms.size(); ++s)
+                stage_ms[s].push_back(solver->stage_ms()[s]);
+        }
+        const double med = median(step_ms);
+        const int n = solver->particle_count();
+        const double rate = med > 0 ? n / (med * 1e-3) : 0.0;
+
+        nlohmann::ordered_json report;
+        report["scene"] = scene.path;
+        report["solver"] = scene.solver;
+        report["backend"] = std::string(to_string(solver->backend()));
+        report["device"] = solver->backend() == Backend::Cuda ? cuda_status().device_name : cpu_model();
+        report["threads"] = cpu_threads();
+        report["n_particles"] = n;
+        report["warmup"] = o.warmup;
+        report["steps"] = o.steps;
+        report["median_step_ms"] = med;
+        report["min_step_ms"] = step_ms.empty() ? 0.0 : *std::min_element(step_ms.begin(), step_ms.end());
+        report["particle_steps_per_second"] = rate;
+        nlohmann::ordered_json stages = nlohmann::ordered_json::object();
+        for (std::size_t s = 0; s < stage_ms.size(); ++s)
+            stages[solver->stages()[s].name] = median(stage_ms[s]);
+        report["median_stage_ms"] = stages;
+        nlohmann::ordered_json params = nlohmann::ordered_json::object();
+        for (const auto& p : solver->params().all()) params[p->name()] = p->to_json();
+        report["params"] = params;
+
+        std::printf("bench %s (%s, %s): %d particles, %lld steps after %lld warm-up\n",
+                    scene.path.c_str(), scene.solver.c_str(), backend_label(solver->backend()).c_str(),
+                    n, o.steps, o.warmup);
+        std::printf("  median %.4g ms/step, %.4g particle-steps/s\n", med, rate);
+        for (std::size_t s = 0; s < stage_ms.size(); ++s)
+            std::printf("  %-20s %.4g ms\n", solver->stages()[s].name.c_str(), median(stage_ms[s]));
+
+        std::string path = o.bench_json;
+        if (path.empty())
+            path = "bench-" + std::filesystem::path(scene.path).stem().string() + "-" +
+                   std::string(to_string(solver->backend())) + ".json";
+        std::ofstream out(path);
+        out << report.dump(2) << '\n';
+        if (!out) throw std::runtime_error(path + ": cannot write the benchmark report");
+        std::printf("  report: %s\n", path.c_str());
+        return kExitOk;
+    });
+}
+
+}  // namespace fs

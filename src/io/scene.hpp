@@ -1,0 +1,42 @@
+// Scene files: JSON documents naming a solver and its parameters, e.g.
+//   { "solver": "euler", "title": "...", "description": "...", "params": { "tau": 0.005 } }
+// Every error is a SceneError whose message is one line naming the file, the key path, what was
+// found and what is allowed (the headless contract; the program exits with status 2).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/solver.hpp"
+
+namespace fs {
+
+struct SceneError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct Scene {
+    std::string path;  // as given, for messages
+    std::string solver;
+    std::string title;
+    std::string description;
+    nlohmann::json params = nlohmann::json::object();
+};
+
+// Reads and checks a scene file against the solvers in `solver_names`. Throws SceneError.
+Scene load_scene(const std::string& path, const std::vector<std::string>& solver_names);
+// Parses scene text (path is used in messages only). Throws SceneError.
+Scene parse_scene(const std::string& text, const std::string& path,
+                  const std::vector<std::string>& solver_names);
+
+// Applies the scene's params, then the NAME=VALUE overrides (as given to --set), to a solver's
+// registry. Throws SceneError ("FILE: params.KEY: ..." or "--set KEY=VALUE: ...").
+void apply_scene_params(Solver& solver, const Scene& scene, const std::vector<std::string>& sets);
+
+// The scene as it would be saved now: the solver's current parameters under the scene's title.
+nlohmann::json scene_to_json(const Solver& solver, const Scene& scene);
+
+}  // namespace fs

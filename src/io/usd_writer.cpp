@@ -1,0 +1,118 @@
+#include "io/usd_writer.hpp"
+
+#include <stdexcept>
+
+namespace fs {
+
+namespace {
+
+std::FILE* open_or_throw(const std::string& path, const char* mode) {
+    std::FILE* f = std::fopen(path.c_str(), mode);
+    if (!f) throw std::runtime_error(path + ": cannot create the file");
+    return f;
+}
+
+void write_vectors(std::FILE* f, int frame, int dim, const std::vector<double>& v) {
+    std::fprintf(f, "            %d: [", frame);
+    const std::size_t n = dim > 0 ? v.size() / static_cast<std::size_t>(dim) : 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double* p = &v[i * static_cast<std::size_t>(dim)];
+        std::fprintf(f, "%s(%.9g, %.9g, %.9g)", i ? ", " : "", p[0], p[1], dim > 2 ? p[2] : 0.0);
+    }
+    std::fputs("],\n", f);
+}
+
+void write_scalars(std::FILE* f, int frame, const std::vector<double>& v, const char* format) {
+    std::fprintf(f, "            %d: [", frame);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i) std::fputs(", ", f);
+        std::fprintf(f, format, v[i]);
+    }
+    std::fputs("],\n", f);
+}
+
+// Copies a part file into `out` and removes it.
+void append_part(std::FILE* out, const std::string& part) {
+    std::FILE* in = open_or_throw(part, "rb");
+    char buf[1 << 16];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, in)) > 0) std::fwrite(buf, 1, n, out);
+    std::fclose(in);
+    std::remove(part.c_str());
+}
+
+}  // namespace
+
+UsdPointsWriter::UsdPointsWriter(const std::string& path, std::string comment)
+    : path_(path), comment_(std::move(comment)) {
+    // Fail early if the target cannot be written at all.
+    std::fclose(open_or_throw(path_, "wb"));
+    for (auto [part, suffix] : {std::pair{&points_, ".points"}, {&velocities_, ".velocities"},
+                                {&widths_, ".widths"}, {&ids_, ".ids"}}) {
+        part->path = path_ + suffix + ".part";
+        part->file = open_or_throw(part->path, "wb");
+    }
+}
+
+UsdPointsWriter::~UsdPointsWriter() {
+    try {
+        close();
+    } catch (...) {
+        // A destructor must not throw; close() explicitly to see the error.
+    }
+}
+
+void UsdPointsWriter::add_frame(int dim, const std::vector<double>& positions,
+                                const std::vector<double>& velocities,
+                                const std::vector<double>& widths, const std::vector<double>& ids) {
+    if (closed_) throw std::logic_error("UsdPointsWriter: add_frame after close");
+    write_vectors(points_.file, frames_, dim, positions);
+    write_vectors(velocities_.file, frames_, dim, velocities);
+    write_scalars(widths_.file, frames_, widths, "%.9g");
+    write_scalars(ids_.file, frames_, ids, "%.0f");
+    ++frames_;
+}
+
+void UsdPointsWriter::close() {
+    if (closed_) return;
+    closed_ = true;
+    for (Part* p : {&points_, &velocities_, &widths_, &ids_}) {
+        if (std::fclose(p->file) != 0) throw std::runtime_error(p->path + ": write failed");
+        p->file = nullptr;
+    }
+    std::FILE* out = open_or_throw(path_, "wb");
+    std::string doc = comment_;
+    for (char& c : doc)
+        if (c == '"' || c == '\\' || c == '\n') c = ' ';
+    std::fprintf(out,
+                 "#usda 1.0\n"
+                 "(\n"
+                 "    defaultPrim = \"World\"\n"
+                 "    doc = \"%s\"\n"
+                 "    endTimeCode = %d\n"
+                 "    framesPerSecond = 24\n"
+                 "    metersPerUnit = 1\n"
+                 "    startTimeCode = 0\n"
+                 "    timeCodesPerSecond = 24\n"
+                 "    upAxis = \"Y\"\n"
+                 ")\n\n"
+                 "def Xform \"World\"\n"
+                 "{\n"
+                 "    def Points \"particles\"\n"
+                 "    {\n",
+                 doc.c_str(), frames_ > 0 ? frames_ - 1 : 0);
+    const std::pair<const char*, const Part*> attrs[] = {
+        {"point3f[] points", &points_},
+        {"vector3f[] velocities", &velocities_},
+        {"float[] widths", &widths_},
+        {"int64[] ids", &ids_}};
+    for (const auto& [decl, part] : attrs) {
+        std::fprintf(out, "        %s.timeSamples = {\n", decl);
+        append_part(out, part->path);
+        std::fputs("        }\n", out);
+    }
+    std::fputs("    }\n}\n", out);
+    if (std::fclose(out) != 0) throw std::runtime_error(path_ + ": write failed");
+}
+
+}  // namespace fs

@@ -1,0 +1,44 @@
+// The backend-facing half of the Euler solver: EulerSolver (euler_solver.hpp) owns the
+// parameters and drives one Engine, which owns the state on one backend. The engine is
+// EulerPipeline<Exec> (euler_pipeline.hpp), instantiated once per backend.
+#pragma once
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "solvers/euler/euler_kernels.hpp"
+
+namespace fs::euler {
+
+// The stages of one step, in order (seed 000, Euler_step with collisions and the search grid).
+enum Stage : int { kForces = 0, kGridBuild, kCollide, kIntegrate, kBounce, kStageCount };
+
+// The whole state in host memory: how it enters, leaves and moves between backends.
+struct HostState {
+    std::vector<dvec2> pos, vel;
+    std::vector<double> mass;
+    std::vector<int> id;
+};
+
+class Engine {
+public:
+    virtual ~Engine() = default;
+    virtual void upload(const HostState& s) = 0;
+    virtual void download(HostState& s) const = 0;
+    virtual int size() const = 0;
+    virtual void run_stage(int stage, const Config& c) = 0;
+    virtual Sums sums() = 0;
+    // Every pair (i < j) that is close and approaching now, as the configured detector finds it,
+    // sorted. For tests and inspection; allocates.
+    virtual std::vector<std::pair<int, int>> candidate_pairs(const Config& c) = 0;
+    // partner[i] chosen by the last collide stage (-1: none).
+    virtual std::vector<int> partners() const = 0;
+    virtual void synchronize() = 0;
+};
+
+std::unique_ptr<Engine> make_cpu_engine();
+// Throws CudaError when the CUDA backend is not built or no GPU is usable.
+std::unique_ptr<Engine> make_cuda_engine();
+
+}  // namespace fs::euler

@@ -1,0 +1,293 @@
+// The Euler solver's step, written once over an executor (CpuExec or CudaExec). Stage bodies are
+// FS_LAMBDA kernels over views; the physics lives in euler_kernels.hpp.
+// Member functions that launch kernels are public: nvcc's host-device lambdas may not be
+// defined in private or protected members.
+#pragma once
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "core/buffer.hpp"
+#include "solvers/euler/euler_engine.hpp"
+
+namespace fs::euler {
+
+template <class Exec>
+class Pipeline final : public Engine {
+public:
+    static constexpr MemorySpace kSpace = Exec::space;
+
+    void upload(const HostState& s) override {
+        pos_.copy_from_host(s.pos);
+        vel_.copy_from_host(s.vel);
+        mass_.copy_from_host(s.mass);
+        id_.copy_from_host(s.id);
+        const std::size_t n = s.pos.size();
+        for (Buffer<int>* b : {&partner_, &tests_, &contacts_, &cell_of_, &rank_, &sorted_index_})
+            b->resize(n);
+        vel_new_.resize(n);
+        spos_.resize(n);
+        svel_.resize(n);
+        const int count = size();
+        auto partner = partner_.view();
+        auto tests = tests_.view();
+        auto contacts = contacts_.view();
+        exec_.parallel_for(count, FS_LAMBDA(int i) {
+            partner[i] = -1;
+            tests[i] = 0;
+            contacts[i] = 0;
+        });
+    }
+
+    void download(HostState& s) const override {
+        pos_.copy_to_host(s.pos);
+        vel_.copy_to_host(s.vel);
+        mass_.copy_to_host(s.mass);
+        id_.copy_to_host(s.id);
+    }
+
+    int size() const override { return static_cast<int>(pos_.size()); }
+
+    void run_stage(int stage, const Config& c) override {
+        switch (stage) {
+            case kForces: forces(c); break;
+            case kGridBuild: grid_build(c); break;
+            case kCollide: collide(c); break;
+            case kIntegrate: integrate(c); break;
+            case kBounce: bounce(c); break;
+            default: break;
+        }
+    }
+
+    // seed 000, "gravity": V += tau * F / m with F = m g.
+    void forces(const Config& c) {
+        const dvec2 dv = c.tau * c.gravity;
+        auto vel = vel_.view();
+        exec_.parallel_for(size(), FS_LAMBDA(int i) { vel[i] += dv; });
+    }
+
+    // Counting sort of the particles by cell (seed 000's search grid, built in parallel as in the
+    // CUDA "particles" sample: calcHash -> count -> scan -> reorder). Within a cell the order
+    // depends on scheduling; nothing downstream depends on that order (see Best).
+    void grid_build(const Config& c) {
+        if (!c.collisions || c.detector != kGrid) return;
+        const GridSpec grid{c.grid_side};
+        const int cells = grid.cells();
+        cell_count_.resize(static_cast<std::size_t>(cells) + 1);
+        cell_start_.resize(static_cast<std::size_t>(cells) + 1);
+        auto count = cell_count_.view();
+        exec_.parallel_for(cells + 1, FS_LAMBDA(int c2) { count[c2] = 0; });
+
+        auto pos = pos_.cview();
+        auto cell_of = cell_of_.view();
+        auto rank = rank_.view();
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            const int cell = grid.cell_of(pos[i]);
+            cell_of[i] = cell;
+            rank[i] = atomic_add(&count[cell], 1);
+        });
+        exec_.exclusive_scan(cell_count_.cview(), cell_start_.view());
+
+        auto start = cell_start_.cview();
+        auto vel = vel_.cview();
+        auto sorted = sorted_index_.view();
+        auto spos = spos_.view();
+        auto svel = svel_.view();
+        auto cell_of_c = cell_of_.cview();
+        auto rank_c = rank_.cview();
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            const int s = start[cell_of_c[i]] + rank_c[i];
+            sorted[s] = i;
+            spos[s] = pos[i];
+            svel[s] = vel[i];
+        });
+    }
+
+    GridNeighbors grid_neighbors(const Config& c) const {
+        return {GridSpec{c.grid_side}, c.boundary == kPeriodic, cell_start_.cview(),
+                sorted_index_.cview(), spos_.cview(), svel_.cview()};
+    }
+    BruteNeighbors brute_neighbors() const { return {pos_.cview(), vel_.cview()}; }
+
+    // seed 000, "collisions": each particle picks its nearest approaching neighbour; pairs that
+    // picked each other collide (one impulse each, see collision_velocity). A pair that did not
+    // match this step is still close and approaching at the next one. Result: no race, no
+    // dependence on thread count or visiting order, and each collision conserves momentum (and
+    // energy for restitution 1) exactly as a two-body collision does.
+    void collide(const Config& c) {
+        if (!c.collisions) {
+            auto partner = partner_.view();
+            auto tests = tests_.view();
+            auto contacts = contacts_.view();
+            exec_.parallel_for(size(), FS_LAMBDA(int i) {
+                partner[i] = -1;
+                tests[i] = 0;
+                contacts[i] = 0;
+            });
+            return;
+        }
+        const bool periodic = c.boundary == kPeriodic;
+        if (c.detector == kGrid)
+            choose_partners(grid_neighbors(c), c.distance2, periodic);
+        else
+            choose_partners(brute_neighbors(), c.distance2, periodic);
+
+        auto partner = partner_.cview();
+        auto pos = pos_.cview();
+        auto vel = vel_.cview();
+        auto mass = mass_.cview();
+        auto out = vel_new_.view();
+        const double e = c.restitution;
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            const int p = partner[i];
+            out[i] = (p >= 0 && partner[p] == i)
+                         ? collision_velocity(i, p, pos.data, vel.data, mass.data, e, periodic)
+                         : vel[i];
+        });
+        std::swap(vel_, vel_new_);
+    }
+
+    template <class Neighbors>
+    void choose_partners(const Neighbors nb, double distance2, bool periodic) {
+        auto partner = partner_.view();
+        auto tests = tests_.view();
+        auto contacts = contacts_.view();
+        exec_.parallel_for(size(), FS_LAMBDA(int s) {
+            const int i = nb.particle(s);
+            const dvec2 xi = nb.x(s), vi = nb.v(s);
+            Best best;
+            int near = 0;
+            const int t = nb.for_each(s, [&](int j, dvec2 xj, dvec2 vj) {
+                double d2;
+                if (is_candidate(separation(xi, xj, periodic), vj - vi, distance2, d2)) {
+                    near += j > i;
+                    best.consider(j, d2);
+                }
+            });
+            partner[i] = best.j;
+            tests[i] = t;
+            contacts[i] = near;
+        });
+    }
+
+    // seed 000, semi-explicit Euler: x += tau * V (with the velocity already updated).
+    void integrate(const Config& c) {
+        const double tau = c.tau;
+        auto pos = pos_.view();
+        auto vel = vel_.cview();
+        exec_.parallel_for(size(), FS_LAMBDA(int i) { pos[i] += tau * vel[i]; });
+    }
+
+    void bounce(const Config& c) {
+        auto pos = pos_.view();
+        if (c.boundary == kPeriodic) {
+            exec_.parallel_for(size(), FS_LAMBDA(int i) { wrap_into_box(pos[i]); });
+        } else if (c.boundary == kWalls) {
+            const double damp = c.wall_damping;
+            auto vel = vel_.view();
+            exec_.parallel_for(size(), FS_LAMBDA(int i) { bounce_on_borders(pos[i], vel[i], damp); });
+        }
+    }
+
+    Sums sums() override {
+        auto pos = pos_.cview();
+        auto vel = vel_.cview();
+        auto mass = mass_.cview();
+        auto partner = partner_.cview();
+        auto tests = tests_.cview();
+        auto contacts = contacts_.cview();
+        return exec_.transform_reduce(
+            size(), Sums{},
+            FS_LAMBDA(int i) {
+                Sums s;
+                const dvec2 v = vel[i];
+                const double v2 = v.x * v.x + v.y * v.y;
+                s.kinetic_energy = 0.5 * mass[i] * v2;
+                s.momentum = mass[i] * v;
+                s.max_speed2 = v2;
+                s.pair_tests = tests[i];
+                s.contacts = contacts[i];
+                const int p = partner[i];
+                s.matched = (p >= 0 && partner[p] == i) ? 1 : 0;
+                const dvec2 x = pos[i];
+                s.nonfinite = std::isfinite(x.x + x.y + v.x + v.y) ? 0 : 1;
+                return s;
+            },
+            SumsOp{});
+    }
+
+    std::vector<std::pair<int, int>> candidate_pairs(const Config& c) override {
+        const bool periodic = c.boundary == kPeriodic;
+        if (c.detector == kGrid) {
+            grid_build(c);
+            return list_pairs(grid_neighbors(c), c.distance2, periodic);
+        }
+        return list_pairs(brute_neighbors(), c.distance2, periodic);
+    }
+
+    // Two passes over the same visitor: count each particle's candidates j > i, scan, emit.
+    template <class Neighbors>
+    std::vector<std::pair<int, int>> list_pairs(const Neighbors nb, double distance2, bool periodic) {
+        const int n = size();
+        Buffer<int> count(kSpace, static_cast<std::size_t>(n) + 1);
+        Buffer<int> offset(kSpace, static_cast<std::size_t>(n) + 1);
+        auto cnt = count.view();
+        exec_.parallel_for(n + 1, FS_LAMBDA(int s) { cnt[s] = 0; });
+        exec_.parallel_for(n, FS_LAMBDA(int s) {
+            const int i = nb.particle(s);
+            const dvec2 xi = nb.x(s), vi = nb.v(s);
+            int k = 0;
+            nb.for_each(s, [&](int j, dvec2 xj, dvec2 vj) {
+                double d2;
+                k += j > i && is_candidate(separation(xi, xj, periodic), vj - vi, distance2, d2);
+            });
+            cnt[s] = k;
+        });
+        exec_.exclusive_scan(count.cview(), offset.view());
+        std::vector<int> host_offset;
+        offset.copy_to_host(host_offset);
+        const int total = host_offset[static_cast<std::size_t>(n)];
+        Buffer<int> first(kSpace, static_cast<std::size_t>(total));
+        Buffer<int> second(kSpace, static_cast<std::size_t>(total));
+        auto off = offset.cview();
+        auto fa = first.view();
+        auto fb = second.view();
+        exec_.parallel_for(n, FS_LAMBDA(int s) {
+            const int i = nb.particle(s);
+            const dvec2 xi = nb.x(s), vi = nb.v(s);
+            int k = off[s];
+            nb.for_each(s, [&](int j, dvec2 xj, dvec2 vj) {
+                double d2;
+                if (j > i && is_candidate(separation(xi, xj, periodic), vj - vi, distance2, d2)) {
+                    fa[k] = i;
+                    fb[k] = j;
+                    ++k;
+                }
+            });
+        });
+        std::vector<int> a, b;
+        first.copy_to_host(a);
+        second.copy_to_host(b);
+        std::vector<std::pair<int, int>> pairs(a.size());
+        for (std::size_t k = 0; k < a.size(); ++k) pairs[k] = {a[k], b[k]};
+        std::sort(pairs.begin(), pairs.end());
+        return pairs;
+    }
+
+    std::vector<int> partners() const override { return partner_.to_vector(); }
+    void synchronize() override { exec_.synchronize(); }
+
+private:
+    Exec exec_;
+    Buffer<dvec2> pos_{kSpace}, vel_{kSpace}, vel_new_{kSpace};
+    Buffer<double> mass_{kSpace};
+    Buffer<int> id_{kSpace};
+    Buffer<int> partner_{kSpace}, tests_{kSpace}, contacts_{kSpace};
+    // search grid
+    Buffer<int> cell_of_{kSpace}, rank_{kSpace}, cell_count_{kSpace}, cell_start_{kSpace};
+    Buffer<int> sorted_index_{kSpace};
+    Buffer<dvec2> spos_{kSpace}, svel_{kSpace};
+};
+
+}  // namespace fs::euler

@@ -1,0 +1,219 @@
+#include "solvers/euler/euler_solver.hpp"
+
+#include <cmath>
+#include <random>
+#include <string>
+
+namespace fs::euler {
+
+namespace {
+
+// Uniform double in [0, 1) from the top 53 bits: the same numbers on every platform (the
+// standard distributions are implementation-defined).
+double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+}  // namespace
+
+std::unique_ptr<Engine> make_engine(Backend b) {
+    return b == Backend::Cuda ? make_cuda_engine() : make_cpu_engine();
+}
+
+EulerSolver::EulerSolver(Backend backend) : Solver(backend) {
+    auto& r = params_;
+    r.add_int({"n_particles", "Particles", "Particles", "",
+               "Number of particles (the tutorial's N).", 1, 1e8, false, true},
+              &s_.n_particles);
+    r.add_int({"seed", "Random seed", "Particles", "",
+               "Seed of the random initial positions, velocities and masses.", 0, 9.0e15, false, true},
+              &s_.seed);
+    r.add_vec({"spawn_min", "Spawn box min", "Particles", "m",
+               "Lower corner of the box initial positions are drawn from (tutorial: 0.1).", 0, 1,
+               false, true},
+              s_.spawn_min, 2);
+    r.add_vec({"spawn_max", "Spawn box max", "Particles", "m",
+               "Upper corner of the box initial positions are drawn from (tutorial: 0.9).", 0, 1,
+               false, true},
+              s_.spawn_max, 2);
+    r.add_real({"initial_speed", "Initial speed", "Particles", "m/s",
+                "Each velocity component is initial_speed * (rand - 0.5) (tutorial: 3).", 0, 1e3,
+                false, true},
+               &s_.initial_speed);
+    r.add_real({"mass", "Mass", "Particles", "kg", "Mean particle mass (tutorial: 1).", 1e-9, 1e9,
+                false, true},
+               &s_.mass);
+    r.add_real({"mass_variation", "Mass variation", "Particles", "",
+                "Masses are drawn uniformly from mass * [1 - v, 1 + v].", 0, 0.99, false, true},
+               &s_.mass_variation);
+    r.add_real({"tau", "Time step", "Time", "s",
+                "The step of semi-explicit Euler: V += tau F/m, x += tau V (seed 000).", 1e-7, 0.1},
+               &s_.tau);
+    r.add_real({"gravity", "Gravity", "Forces", "m/s^2",
+                "Magnitude of gravity (tutorial: 9.81). W/A/S/D turn its direction.", 0, 1e3},
+               &s_.gravity);
+    r.add_vec({"gravity_direction", "Gravity direction", "Forces", "",
+               "Direction of gravity (normalised before use; zero turns gravity off).", -1, 1},
+              s_.gravity_direction, 2);
+    r.add_choice({"boundary", "Boundary", "Borders", "",
+                  "walls: bounce on the borders of the unit square (seed 000, bounce_on_borders); "
+                  "periodic: leave on one side, enter on the other, collide across borders "
+                  "(momentum is conserved); open: no borders."},
+                 {"walls", "periodic", "open"}, &s_.boundary);
+    r.add_real({"wall_damping", "Wall damping", "Borders", "",
+                "Velocity factor at each bounce on a border (tutorial: 0.9; 1 is elastic).", 0, 1},
+               &s_.wall_damping);
+    r.add_bool({"collisions", "Collisions", "Collisions", "",
+                "Particle-particle collisions on or off (the tutorial's switch)."},
+               &s_.collisions);
+    r.add_choice({"detector", "Detector", "Collisions", "",
+                  "How colliding pairs are found: a uniform grid (counting sort, 3x3 cells) or "
+                  "all N^2 pairs. Both find the same pairs."},
+                 {"grid", "brute_force"}, &s_.detector);
+    r.add_real({"collision_distance", "Collision distance", "Collisions", "m",
+                "Particles nearer than this and approaching collide (tutorial: sqrt(0.001)); "
+                "also the drawn particle diameter.", 1e-6, 0.5},
+               &s_.collision_distance);
+    r.add_real({"restitution", "Restitution", "Collisions", "",
+                "Ratio of normal relative speed after/before a collision (1: elastic; the "
+                "tutorial's collision damping 0.99).", 0, 1},
+               &s_.restitution);
+    r.add_int({"grid_side", "Grid cells per side", "Diagnostics", "",
+               "Cells per axis of the search grid (at least the collision distance wide).", 0,
+               1e9, true},
+              &s_.grid_side);
+}
+
+const std::vector<StageInfo>& EulerSolver::stages() const {
+    static const std::vector<StageInfo> kStages = {
+        {"forces", "seed 000, gravity: V += tau F/m"},
+        {"grid_build", "seed 000, search grid (counting sort by cell)"},
+        {"collide", "seed 000, choc/bounce: impulse along the line of centres"},
+        {"integrate", "seed 000, semi-explicit Euler: x += tau V"},
+        {"bounce_on_borders", "seed 000, bounce_on_borders"},
+    };
+    return kStages;
+}
+
+std::vector<FieldInfo> EulerSolver::fields() const {
+    return {{"position", 2, "m", "particle position"},
+            {"velocity", 2, "m/s", "particle velocity"},
+            {"speed", 1, "m/s", "|velocity|"},
+            {"mass", 1, "kg", "particle mass"},
+            {"id", 1, "", "particle index at creation"}};
+}
+
+void EulerSolver::read_field(std::string_view name, std::vector<double>& out) const {
+    const HostState s = state();
+    out.clear();
+    const std::size_t n = s.pos.size();
+    if (name == "position" || name == "velocity") {
+        const auto& v = name == "position" ? s.pos : s.vel;
+        out.reserve(2 * n);
+        for (const auto& p : v) {
+            out.push_back(p.x);
+            out.push_back(p.y);
+        }
+    } else if (name == "speed") {
+        for (const auto& v : s.vel) out.push_back(std::sqrt(v.x * v.x + v.y * v.y));
+    } else if (name == "mass") {
+        out = s.mass;
+    } else if (name == "id") {
+        out.assign(s.id.begin(), s.id.end());
+    } else {
+        throw ParamError("the euler solver has no field '" + std::string(name) +
+                         "' (allowed: position, velocity, speed, mass, id)");
+    }
+}
+
+int EulerSolver::grid_side_for(double distance, long long n) {
+    // As many cells as fit at the collision distance, but not many more than particles: finer
+    // cells past that only cost memory and scan time.
+    const double by_distance = std::floor(1.0 / distance);
+    const double by_count = std::ceil(std::sqrt(4.0 * static_cast<double>(n)));
+    return static_cast<int>(std::max(1.0, std::min({by_distance, by_count, 46340.0})));
+}
+
+Config EulerSolver::config() const {
+    Config c;
+    c.tau = s_.tau;
+    const dvec2 dir{s_.gravity_direction[0], s_.gravity_direction[1]};
+    const double len = std::sqrt(dir.x * dir.x + dir.y * dir.y);
+    c.gravity = len > 0 ? (s_.gravity / len) * dir : dvec2{0.0, 0.0};
+    c.boundary = s_.boundary;
+    c.wall_damping = s_.wall_damping;
+    c.collisions = s_.collisions;
+    c.detector = s_.detector;
+    c.distance2 = s_.collision_distance * s_.collision_distance;
+    c.restitution = s_.restitution;
+    c.grid_side = grid_side_for(s_.collision_distance, particle_count());
+    return c;
+}
+
+void EulerSolver::do_reset() {
+    for (int k = 0; k < 2; ++k)
+        if (s_.spawn_min[k] > s_.spawn_max[k])
+            throw ParamError("spawn_min must not exceed spawn_max (component " + std::to_string(k) +
+                             ": " + std::to_string(s_.spawn_min[k]) + " > " +
+                             std::to_string(s_.spawn_max[k]) + ")");
+    // seed 000, initialisation: positions in the spawn box, speeds initial_speed * (rand - 0.5).
+    const auto n = static_cast<std::size_t>(s_.n_particles);
+    HostState h;
+    h.pos.resize(n);
+    h.vel.resize(n);
+    h.mass.resize(n);
+    h.id.resize(n);
+    std::mt19937_64 rng(static_cast<std::uint64_t>(s_.seed));
+    for (std::size_t v = 0; v < n; ++v) {
+        h.pos[v].x = s_.spawn_min[0] + (s_.spawn_max[0] - s_.spawn_min[0]) * uniform(rng);
+        h.pos[v].y = s_.spawn_min[1] + (s_.spawn_max[1] - s_.spawn_min[1]) * uniform(rng);
+        h.vel[v].x = s_.initial_speed * (uniform(rng) - 0.5);
+        h.vel[v].y = s_.initial_speed * (uniform(rng) - 0.5);
+        h.mass[v] = s_.mass * (1.0 + s_.mass_variation * (2.0 * uniform(rng) - 1.0));
+        h.id[v] = static_cast<int>(v);
+    }
+    set_state(h);
+}
+
+void EulerSolver::set_state(const HostState& s) {
+    if (!engine_) engine_ = make_engine(backend());
+    engine_->upload(s);
+    s_.grid_side = grid_side_for(s_.collision_distance, particle_count());
+}
+
+HostState EulerSolver::state() const {
+    HostState s;
+    if (engine_) engine_->download(s);
+    return s;
+}
+
+void EulerSolver::run_stage(int index) {
+    const Config c = config();
+    s_.grid_side = c.grid_side;
+    engine_->run_stage(index, c);
+}
+
+double EulerSolver::finish_step(Stats& out) {
+    const Sums s = engine_->sums();
+    if (s.nonfinite > 0)
+        throw SimulationError("step " + std::to_string(step_count() + 1) + ": " +
+                              std::to_string(s.nonfinite) +
+                              " particle(s) have a NaN or infinite position or velocity");
+    out.set("kinetic_energy", s.kinetic_energy);
+    out.set("momentum", std::vector<double>{s.momentum.x, s.momentum.y});
+    out.set("max_speed", std::sqrt(s.max_speed2));
+    out.set_count("collisions", s.matched / 2);
+    out.set_count("contacts", s.contacts);
+    out.set_count("pair_tests", s.pair_tests);
+    return s_.tau;
+}
+
+void EulerSolver::move_to(Backend to) {
+    auto fresh = make_engine(to);
+    fresh->upload(state());
+    engine_ = std::move(fresh);
+}
+
+std::vector<std::pair<int, int>> EulerSolver::candidate_pairs() {
+    return engine_->candidate_pairs(config());
+}
+
+}  // namespace fs::euler

@@ -1,0 +1,27 @@
+#include "solvers/solvers.hpp"
+
+#include "solvers/euler/euler_solver.hpp"
+
+namespace fs {
+
+const std::vector<SolverKind>& solver_kinds() {
+    static const std::vector<SolverKind> kinds = {
+        {"euler", "2D particles: semi-explicit Euler, gravity, bouncing borders, collisions (grid or brute force)",
+         [](Backend b) { return std::make_unique<euler::EulerSolver>(b); }},
+    };
+    return kinds;
+}
+
+std::vector<std::string> solver_names() {
+    std::vector<std::string> out;
+    for (const auto& k : solver_kinds()) out.push_back(k.name);
+    return out;
+}
+
+const SolverKind* find_solver_kind(std::string_view name) {
+    for (const auto& k : solver_kinds())
+        if (k.name == name) return &k;
+    return nullptr;
+}
+
+}  // namespace fs

@@ -1,0 +1,237 @@
+// CpuExec against serial references, and its results independent of the thread count.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/exec_cpu.hpp"
+
+namespace {
+
+using fs::CpuExec;
+using fs::View;
+
+const int kSizes[] = {0, 1, 1000, (1 << 20) + 17};
+
+template <class T>
+View<T> view_of(std::vector<T>& v) {
+    return {v.data(), static_cast<int>(v.size())};
+}
+template <class T>
+View<const T> cview_of(const std::vector<T>& v) {
+    return {v.data(), static_cast<int>(v.size())};
+}
+
+template <class T>
+std::vector<T> random_ints(int n, T lo, T hi, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<T> dist(lo, hi);
+    std::vector<T> v(static_cast<std::size_t>(n));
+    for (T& x : v) x = dist(rng);
+    return v;
+}
+
+std::vector<double> random_doubles(int n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> dist(0.0, 1.0);
+    std::vector<double> v(static_cast<std::size_t>(n));
+    for (double& x : v) x = dist(rng);
+    return v;
+}
+
+// Runs f() with the CPU backend on `threads` threads, then restores the previous count.
+template <class F>
+auto with_threads(int threads, F f) {
+    const int before = fs::cpu_threads();
+    fs::set_cpu_threads(threads);
+    auto result = f();
+    fs::set_cpu_threads(before);
+    return result;
+}
+
+// Several fields combined by one associative, commutative op.
+struct Stats {
+    double sum;
+    double max;
+    long long odd;  // how many odd keys
+    int min_key;
+};
+
+constexpr Stats kStatsInit{0.0, -1.0, 0, INT_MAX};
+
+struct StatsOp {
+    Stats operator()(const Stats& a, const Stats& b) const {
+        return {a.sum + b.sum, std::max(a.max, b.max), a.odd + b.odd,
+                std::min(a.min_key, b.min_key)};
+    }
+};
+
+double exec_sum(CpuExec& exec, const std::vector<double>& x) {
+    const View<const double> v = cview_of(x);
+    return exec.transform_reduce(
+        v.size, 0.0, [=](int i) { return v[i]; }, [](double a, double b) { return a + b; });
+}
+
+Stats exec_stats(CpuExec& exec, const std::vector<double>& x, const std::vector<int>& key) {
+    const View<const double> xv = cview_of(x);
+    const View<const int> kv = cview_of(key);
+    return exec.transform_reduce(
+        xv.size, kStatsInit,
+        [=](int i) { return Stats{xv[i], xv[i], kv[i] & 1, kv[i]}; }, StatsOp{});
+}
+
+template <class T>
+std::vector<T> exec_scan(CpuExec& exec, const std::vector<T>& in) {
+    std::vector<T> out(in.size());
+    exec.exclusive_scan(cview_of(in), view_of(out));
+    return out;
+}
+
+template <class T>
+std::vector<T> serial_exclusive_scan(const std::vector<T>& in) {
+    std::vector<T> out(in.size());
+    T acc{};
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        out[i] = acc;
+        acc += in[i];
+    }
+    return out;
+}
+
+TEST(CpuExec, ParallelForVisitsEveryIndexOnce) {
+    CpuExec exec;
+    for (int n : kSizes) {
+        std::vector<int> hits(static_cast<std::size_t>(n), 0);
+        const View<int> h = view_of(hits);
+        exec.parallel_for(n, [=](int i) { h[i] += i + 1; });
+        for (int i = 0; i < n; ++i)
+            ASSERT_EQ(hits[static_cast<std::size_t>(i)], i + 1) << "n=" << n;
+    }
+    exec.parallel_for(-5, [](int) { ADD_FAILURE() << "no iteration for n < 0"; });
+}
+
+TEST(CpuExec, TransformReduceSum) {
+    CpuExec exec;
+    for (int n : kSizes) {
+        const std::vector<double> x = random_doubles(n, 11 + n);
+        const double expected = std::accumulate(x.begin(), x.end(), 0.0);
+        const double got = exec_sum(exec, x);
+        EXPECT_NEAR(got, expected, 1e-12 * expected) << "n=" << n;
+    }
+}
+
+TEST(CpuExec, TransformReduceMax) {
+    CpuExec exec;
+    for (int n : kSizes) {
+        const std::vector<int> x = random_ints<int>(n, -1'000'000'000, 1'000'000'000, 12 + n);
+        const View<const int> v = cview_of(x);
+        const int got = exec.transform_reduce(
+            n, INT_MIN, [=](int i) { return v[i]; }, [](int a, int b) { return std::max(a, b); });
+        EXPECT_EQ(got, n ? *std::max_element(x.begin(), x.end()) : INT_MIN) << "n=" << n;
+    }
+}
+
+TEST(CpuExec, TransformReduceStruct) {
+    CpuExec exec;
+    for (int n : kSizes) {
+        const std::vector<double> x = random_doubles(n, 13 + n);
+        const std::vector<int> key = random_ints<int>(n, -50'000, 50'000, 14 + n);
+        Stats expected = kStatsInit;
+        for (int i = 0; i < n; ++i) {
+            const std::size_t k = static_cast<std::size_t>(i);
+            expected = StatsOp{}(expected, Stats{x[k], x[k], key[k] & 1, key[k]});
+        }
+        const Stats got = exec_stats(exec, x, key);
+        EXPECT_NEAR(got.sum, expected.sum, 1e-12 * expected.sum) << "n=" << n;
+        EXPECT_EQ(got.max, expected.max) << "n=" << n;
+        EXPECT_EQ(got.odd, expected.odd) << "n=" << n;
+        EXPECT_EQ(got.min_key, expected.min_key) << "n=" << n;
+    }
+}
+
+TEST(CpuExec, ExclusiveScanInt) {
+    CpuExec exec;
+    for (int n : kSizes) {
+        const std::vector<int> in = random_ints<int>(n, -1000, 1000, 21 + n);
+        EXPECT_EQ(exec_scan(exec, in), serial_exclusive_scan(in)) << "n=" << n;
+    }
+}
+
+TEST(CpuExec, ExclusiveScanLongLong) {
+    CpuExec exec;
+    for (int n : kSizes) {
+        const std::vector<long long> in =
+            random_ints<long long>(n, -1'000'000'000'000, 1'000'000'000'000, 22 + n);
+        EXPECT_EQ(exec_scan(exec, in), serial_exclusive_scan(in)) << "n=" << n;
+    }
+}
+
+TEST(CpuExec, ExclusiveScanInPlace) {
+    CpuExec exec;
+    for (int n : kSizes) {
+        std::vector<int> data = random_ints<int>(n, 0, 1000, 23 + n);
+        const std::vector<int> expected = serial_exclusive_scan(data);
+        exec.exclusive_scan(cview_of(data), view_of(data));
+        EXPECT_EQ(data, expected) << "n=" << n;
+    }
+}
+
+// Keys with many duplicates (few distinct values) and full-range keys (every digit in use); the
+// values are the original indices, so stability means equal keys keep increasing values.
+TEST(CpuExec, SortByKeyIsStable) {
+    CpuExec exec;
+    for (std::uint32_t max_key : {999u, UINT32_MAX}) {
+        for (int n : kSizes) {
+            std::vector<std::uint32_t> keys =
+                random_ints<std::uint32_t>(n, 0, max_key, 31 + n + max_key);
+            std::vector<int> values(static_cast<std::size_t>(n));
+            std::iota(values.begin(), values.end(), 0);
+            std::vector<int> order = values;
+            std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+                return keys[static_cast<std::size_t>(a)] < keys[static_cast<std::size_t>(b)];
+            });
+            std::vector<std::uint32_t> expected_keys(keys.size());
+            for (std::size_t k = 0; k < order.size(); ++k)
+                expected_keys[k] = keys[static_cast<std::size_t>(order[k])];
+
+            exec.sort_by_key(view_of(keys), view_of(values));
+            EXPECT_EQ(keys, expected_keys) << "n=" << n << " max_key=" << max_key;
+            EXPECT_EQ(values, order) << "n=" << n << " max_key=" << max_key;
+        }
+    }
+}
+
+// The blocked reductions and scans give the same bits whatever the number of threads.
+TEST(CpuExec, ResultsIndependentOfThreadCount) {
+    const int n = (1 << 20) + 17;
+    const std::vector<double> x = random_doubles(n, 41);
+    const std::vector<int> key = random_ints<int>(n, -50'000, 50'000, 42);
+    const std::vector<long long> big =
+        random_ints<long long>(n, -1'000'000'000'000, 1'000'000'000'000, 43);
+
+    CpuExec exec;
+    const double sum1 = with_threads(1, [&] { return exec_sum(exec, x); });
+    const double sum2 = with_threads(2, [&] { return exec_sum(exec, x); });
+    EXPECT_EQ(sum1, sum2);  // exact, not near
+
+    const Stats s1 = with_threads(1, [&] { return exec_stats(exec, x, key); });
+    const Stats s2 = with_threads(2, [&] { return exec_stats(exec, x, key); });
+    EXPECT_EQ(s1.sum, s2.sum);
+    EXPECT_EQ(s1.max, s2.max);
+    EXPECT_EQ(s1.odd, s2.odd);
+    EXPECT_EQ(s1.min_key, s2.min_key);
+
+    const auto scan1 = with_threads(1, [&] { return exec_scan(exec, x); });
+    const auto scan2 = with_threads(2, [&] { return exec_scan(exec, x); });
+    EXPECT_EQ(scan1, scan2);  // doubles: the same grouping of the sums, bit for bit
+    const auto big1 = with_threads(1, [&] { return exec_scan(exec, big); });
+    const auto big2 = with_threads(2, [&] { return exec_scan(exec, big); });
+    EXPECT_EQ(big1, big2);
+}
+
+}  // namespace

@@ -1,0 +1,152 @@
+// The headless program end to end: run bundled scenes, read back the stats lines and the USD
+// file, check the benchmark report.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "program.hpp"
+
+namespace {
+
+using fs_test::run_program;
+using fs_test::TempDir;
+
+std::vector<nlohmann::json> read_lines(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<nlohmann::json> out;
+    std::string line;
+    while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line));
+    return out;
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+TEST(Headless, GasWritesOneStatsLinePerStepWithMomentumAndEnergyConserved) {
+    TempDir dir("gas");
+    const std::string stats = dir / "s.jsonl";
+    const auto r = run_program(std::string(FS_SOURCE_DIR) + "/scenes/euler_gas.json --headless --steps 100 --stats " + stats);
+    ASSERT_EQ(r.status, 0) << r.output;
+    const auto lines = read_lines(stats);
+    ASSERT_EQ(lines.size(), 100u);
+    for (const char* key : {"step", "t", "dt", "n_particles", "kinetic_energy", "momentum",
+                            "max_speed", "step_ms", "stages_ms", "collisions", "pair_tests"})
+        EXPECT_TRUE(lines[0].contains(key)) << key;
+    for (const char* stage : {"forces", "grid_build", "collide", "integrate", "bounce_on_borders"})
+        EXPECT_TRUE(lines[0]["stages_ms"].contains(stage)) << stage;
+    const double n = lines[0]["n_particles"].get<double>();
+    EXPECT_EQ(n, 100000);
+    const double e0 = lines[0]["kinetic_energy"].get<double>();
+    long long collisions = 0;
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+        const auto& l = lines[k];
+        EXPECT_EQ(l["step"].get<long long>(), static_cast<long long>(k + 1));
+        EXPECT_NEAR(l["t"].get<double>(), 0.0002 * static_cast<double>(k + 1), 1e-12);
+        // Periodic box, elastic disks: both conserved up to round-off. The scale of the
+        // cancelling terms is N * max_speed.
+        const double scale = n * l["max_speed"].get<double>();
+        for (int c = 0; c < 2; ++c)
+            EXPECT_NEAR(l["momentum"][c].get<double>(), lines[0]["momentum"][c].get<double>(), 1e-13 * scale);
+        EXPECT_NEAR(l["kinetic_energy"].get<double>(), e0, 1e-11 * e0);
+        collisions += l["collisions"].get<long long>();
+    }
+    EXPECT_GT(collisions, 10000) << "a gas that never collides tests nothing";
+}
+
+TEST(Headless, ExportWritesAUsdPointsPrimWithOneSamplePerFrame) {
+    TempDir dir("usd");
+    const std::string usd = dir / "out.usda";
+    const auto r = run_program("euler_tutorial --headless --steps 10 --export " + usd + " --export-every 2");
+    ASSERT_EQ(r.status, 0) << r.output;
+    const std::string text = read_file(usd);
+    ASSERT_EQ(text.rfind("#usda 1.0\n", 0), 0u) << "not a USD ASCII layer";
+    EXPECT_NE(text.find("defaultPrim = \"World\""), std::string::npos);
+    EXPECT_NE(text.find("endTimeCode = 5"), std::string::npos);
+    EXPECT_NE(text.find("def Xform \"World\""), std::string::npos);
+    EXPECT_NE(text.find("def Points \"particles\""), std::string::npos);
+    // Balanced braces and brackets: the file parses as a tree.
+    long depth = 0, brackets = 0;
+    for (char c : text) {
+        depth += (c == '{') - (c == '}');
+        brackets += (c == '[') - (c == ']');
+        ASSERT_GE(depth, 0);
+    }
+    EXPECT_EQ(depth, 0);
+    EXPECT_EQ(brackets, 0);
+    // Each attribute: frames 0..5, 1000 values each.
+    for (const char* attr : {"point3f[] points", "vector3f[] velocities", "float[] widths", "int64[] ids"}) {
+        const auto at = text.find(std::string(attr) + ".timeSamples = {");
+        ASSERT_NE(at, std::string::npos) << attr;
+        const auto end = text.find("\n        }", at);
+        const std::string block = text.substr(at, end - at);
+        for (int f = 0; f <= 5; ++f)
+            EXPECT_NE(block.find("\n            " + std::to_string(f) + ": ["), std::string::npos) << attr << " frame " << f;
+        EXPECT_EQ(block.find("\n            6: ["), std::string::npos) << attr;
+        const std::string first = block.substr(block.find("0: ["), block.find("\n", block.find("0: [")) - block.find("0: ["));
+        const bool tuples = std::string(attr).find("3f") != std::string::npos;
+        const auto count = tuples ? std::count(first.begin(), first.end(), '(')
+                                  : std::count(first.begin(), first.end(), ',') + 0;
+        EXPECT_EQ(count, tuples ? 1000 : 1000) << attr;  // 999 separators + the trailing one
+    }
+    EXPECT_FALSE(std::filesystem::exists(usd + ".points.part")) << "temporary parts left behind";
+}
+
+TEST(Headless, DefaultSceneRunsWithoutArguments) {
+    const auto r = run_program("--steps 5");
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("default.json"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("5 steps"), std::string::npos) << r.output;
+}
+
+TEST(Headless, BenchPrintsMediansAndWritesJson) {
+    TempDir dir("bench");
+    const std::string json = dir / "b.json";
+    const auto r = run_program("euler_tutorial --bench --steps 5 --warmup 1 --bench-json " + json);
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("ms/step"), std::string::npos);
+    const auto report = nlohmann::json::parse(read_file(json));
+    EXPECT_EQ(report["steps"], 5);
+    EXPECT_EQ(report["n_particles"], 1000);
+    EXPECT_GT(report["median_step_ms"].get<double>(), 0.0);
+    EXPECT_GT(report["particle_steps_per_second"].get<double>(), 0.0);
+    EXPECT_TRUE(report["median_stage_ms"].contains("collide"));
+}
+
+TEST(Headless, SetOverridesTheScene) {
+    TempDir dir("set");
+    const std::string stats = dir / "s.jsonl";
+    const auto r = run_program("euler_tutorial --headless --steps 3 --set n_particles=123 --set tau=0.001 --stats " + stats);
+    ASSERT_EQ(r.status, 0) << r.output;
+    const auto lines = read_lines(stats);
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_EQ(lines[2]["n_particles"], 123);
+    EXPECT_DOUBLE_EQ(lines[2]["dt"].get<double>(), 0.001);
+}
+
+TEST(Headless, ThreadsOptionGivesTheSameResults) {
+    TempDir dir("threads");
+    const auto a = run_program("euler_tutorial --headless --steps 50 --threads 1 --stats " + (dir / "a.jsonl"));
+    const auto b = run_program("euler_tutorial --headless --steps 50 --threads 2 --stats " + (dir / "b.jsonl"));
+    ASSERT_EQ(a.status, 0) << a.output;
+    ASSERT_EQ(b.status, 0) << b.output;
+    const auto la = read_lines(dir / "a.jsonl"), lb = read_lines(dir / "b.jsonl");
+    ASSERT_EQ(la.size(), lb.size());
+    for (std::size_t k = 0; k < la.size(); ++k) {
+        EXPECT_EQ(la[k]["kinetic_energy"], lb[k]["kinetic_energy"]) << k;
+        EXPECT_EQ(la[k]["momentum"], lb[k]["momentum"]) << k;
+        EXPECT_EQ(la[k]["collisions"], lb[k]["collisions"]) << k;
+    }
+}
+
+}  // namespace
