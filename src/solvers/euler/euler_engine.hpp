@@ -14,7 +14,8 @@ namespace fs::euler {
 // The stages of one step, in order (seed 000, Euler_step with collisions and the search grid).
 enum Stage : int { kForces = 0, kGridBuild, kCollide, kIntegrate, kBounce, kStageCount };
 
-// The whole state in host memory: how it enters, leaves and moves between backends.
+// The whole state in host memory: how it enters, leaves and moves between backends. The engine
+// may keep particles in any order (grid_build sorts them by cell); id names each one.
 struct HostState {
     std::vector<dvec2> pos, vel;
     std::vector<double> mass;
@@ -29,10 +30,10 @@ public:
     virtual int size() const = 0;
     virtual void run_stage(int stage, const Config& c) = 0;
     virtual Sums sums() = 0;
-    // Every pair (i < j) that is close and approaching now, as the configured detector finds it,
-    // sorted. For tests and inspection; allocates.
+    // Every pair of ids (i < j) of particles close and approaching now, as the configured
+    // detector finds it, sorted. For tests and inspection; allocates.
     virtual std::vector<std::pair<int, int>> candidate_pairs(const Config& c) = 0;
-    // partner[i] chosen by the last collide stage (-1: none).
+    // partner[k] chosen by the last collide stage, as array indices (-1: none).
     virtual std::vector<int> partners() const = 0;
     virtual void synchronize() = 0;
 };

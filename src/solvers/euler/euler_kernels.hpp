@@ -21,14 +21,13 @@ enum Detector : int { kGrid = 0, kBruteForce = 1 };
 enum Boundary : int { kWalls = 0, kPeriodic = 1, kOpen = 2 };
 
 // Separation vector from a to b: with a periodic box, the nearest image (minimum image
-// convention). round(-d) == -round(d), so separation(b, a) == -separation(a, b) bit for bit.
+// convention; positions are in [0,1], so each component of b - a is in [-1, 1] and one shift
+// by the box size is enough). The branches are symmetric, so separation(b, a) is
+// -separation(a, b) bit for bit.
+FS_HDI double nearest_image(double d) { return d > 0.5 ? d - 1.0 : (d < -0.5 ? d + 1.0 : d); }
 FS_HDI dvec2 separation(dvec2 a, dvec2 b, bool periodic) {
-    dvec2 r = b - a;
-    if (periodic) {
-        r.x -= std::round(r.x);
-        r.y -= std::round(r.y);
-    }
-    return r;
+    const dvec2 r = b - a;
+    return periodic ? dvec2{nearest_image(r.x), nearest_image(r.y)} : r;
 }
 
 // Everything a stage needs, as plain values (derived from the parameters before each stage).
@@ -70,14 +69,17 @@ FS_HDI bool is_candidate(dvec2 r, dvec2 dv, double distance2, double& d2) {
     return d2 > 0.0 && d2 < distance2 && (dv.x * r.x + dv.y * r.y) < 0.0;
 }
 
-// The partner a particle picks among its candidates: the nearest, ties to the lower index. This
-// is a total order, so the choice does not depend on the order candidates are visited in.
+// The partner a particle picks among its candidates: the nearest, ties to the lower id. This is
+// a total order on particles (ids never change, array positions do), so the choice depends
+// neither on the order candidates are visited in nor on where particles sit in memory.
 struct Best {
-    int j = -1;
+    int j = -1;  // array index of the partner
+    int id = 0;
     double d2 = 0.0;
-    FS_HDI void consider(int cand, double cand_d2) {
-        if (j < 0 || cand_d2 < d2 || (cand_d2 == d2 && cand < j)) {
+    FS_HDI void consider(int cand, int cand_id, double cand_d2) {
+        if (j < 0 || cand_d2 < d2 || (cand_d2 == d2 && cand_id < id)) {
             j = cand;
+            id = cand_id;
             d2 = cand_d2;
         }
     }
@@ -88,7 +90,8 @@ struct Best {
 //   J = -(1 + e) (v_b - v_a).n  m_a m_b / (m_a + m_b),   v_a -= (J/m_a) n,   v_b += (J/m_b) n,
 // which conserves momentum for any masses and, for e = 1, kinetic energy (Newton's law of
 // restitution for smooth disks). Both particles compute J from the pair ordered (a, b) = (lower
-// index, higher index), so they apply exactly opposite impulses.
+// index, higher index), so they apply exactly opposite impulses; swapping a and b negates n and
+// v_b - v_a exactly, so the result does not depend on where the two sit in memory either.
 // The tutorial (seed 000, "bounce") instead reflects both velocities about the normal of the
 // centre-of-mass velocity and multiplies them by a damping factor, which conserves neither
 // momentum nor energy; its "collision damping" maps here to the restitution coefficient.
@@ -121,58 +124,69 @@ FS_HDI void wrap_into_box(dvec2& x) {
     x.y -= std::floor(x.y);
 }
 
-// Candidate visitors: each particle is looked at through a "slot" (its place in the arrays the
-// detector reads). visit(j, x_j, v_j) is called for every other particle the detector offers;
-// the return value is the number of pair tests made.
+// Candidate visitors: visit(j, x_j, v_j, id_j) is called for every other particle the detector
+// offers particle s; the return value is the number of pair tests made.
 
 // Brute force: every other particle (seed 000, the O(N^2) double loop).
 struct BruteNeighbors {
     View<const dvec2> pos, vel;
-    FS_HDI int particle(int s) const { return s; }
-    FS_HDI dvec2 x(int s) const { return pos[s]; }
-    FS_HDI dvec2 v(int s) const { return vel[s]; }
+    View<const int> id;
     template <class Visit>
     FS_HDI int for_each(int s, Visit&& visit) const {
         for (int j = 0; j < pos.size; ++j)
-            if (j != s) visit(j, pos[j], vel[j]);
+            if (j != s) visit(j, pos[j], vel[j], id[j]);
         return pos.size - 1;
     }
 };
 
-// Grid: particles sorted by cell (counting sort); the 3x3 block of cells around the particle,
-// wrapping around in a periodic box (where a grid of fewer than 3 cells a side is visited whole,
-// so that no cell is visited twice).
+// Grid: particles stored in cell order (grid_build reorders them), each cell a range of the
+// arrays. The 3x3 block of cells around a particle is three rows, and the (up to) three cells of
+// a row are consecutive in memory: one range per row, found with two lookups instead of six. In
+// a periodic box the rows and columns wrap around; a grid of fewer than 3 cells a side is
+// visited whole, so that no cell is visited twice.
 struct GridNeighbors {
     GridSpec grid;
     bool periodic = false;
-    View<const int> cell_start;    // cells + 1 entries
-    View<const int> sorted_index;  // slot -> particle
-    View<const dvec2> spos, svel;  // positions and velocities in slot order
-    FS_HDI int particle(int s) const { return sorted_index[s]; }
-    FS_HDI dvec2 x(int s) const { return spos[s]; }
-    FS_HDI dvec2 v(int s) const { return svel[s]; }
+    View<const int> cell_start;  // cells + 1 entries
+    View<const dvec2> pos, vel;
+    View<const int> id;
+
+    // Visits the particles of cells [first, last] of row y (columns already in range).
+    template <class Visit>
+    FS_HDI int visit_run(int s, int y, int first, int last, Visit& visit) const {
+        const int row = y * grid.side;
+        const int end = cell_start[row + last + 1];
+        int tests = 0;
+        for (int j = cell_start[row + first]; j < end; ++j) {
+            if (j == s) continue;
+            ++tests;
+            visit(j, pos[j], vel[j], id[j]);
+        }
+        return tests;
+    }
+
     template <class Visit>
     FS_HDI int for_each(int s, Visit&& visit) const {
-        const dvec2 p = spos[s];
+        const dvec2 p = pos[s];
         const int side = grid.side;
-        const bool whole = periodic && side < 3;
         const int cx = grid.coord(p.x), cy = grid.coord(p.y);
-        const int y0 = whole ? 0 : cy - 1, y1 = whole ? side - 1 : cy + 1;
-        const int x0 = whole ? 0 : cx - 1, x1 = whole ? side - 1 : cx + 1;
         int tests = 0;
-        for (int yy = y0; yy <= y1; ++yy) {
-            const int y = periodic ? (yy + side) % side : yy;
-            if (y < 0 || y >= side) continue;
-            for (int xx = x0; xx <= x1; ++xx) {
-                const int x = periodic ? (xx + side) % side : xx;
-                if (x < 0 || x >= side) continue;
-                const int c = y * side + x;
-                for (int s2 = cell_start[c]; s2 < cell_start[c + 1]; ++s2) {
-                    if (s2 == s) continue;
-                    ++tests;
-                    visit(sorted_index[s2], spos[s2], svel[s2]);
-                }
+        if (periodic && side < 3) {
+            for (int y = 0; y < side; ++y) tests += visit_run(s, y, 0, side - 1, visit);
+            return tests;
+        }
+        const int x0 = cx > 0 ? cx - 1 : 0;
+        const int x1 = cx < side - 1 ? cx + 1 : side - 1;
+        for (int dy = -1; dy <= 1; ++dy) {
+            int y = cy + dy;
+            if (y < 0 || y >= side) {
+                if (!periodic) continue;
+                y = y < 0 ? y + side : y - side;
             }
+            tests += visit_run(s, y, x0, x1, visit);
+            // The column across a periodic border, when the block sticks out of the grid.
+            if (periodic && cx == 0) tests += visit_run(s, y, side - 1, side - 1, visit);
+            if (periodic && cx == side - 1) tests += visit_run(s, y, 0, 0, visit);
         }
         return tests;
     }

@@ -24,11 +24,11 @@ public:
         mass_.copy_from_host(s.mass);
         id_.copy_from_host(s.id);
         const std::size_t n = s.pos.size();
-        for (Buffer<int>* b : {&partner_, &tests_, &contacts_, &cell_of_, &rank_, &sorted_index_})
+        for (Buffer<int>* b : {&partner_, &tests_, &contacts_, &cell_of_, &rank_, &order_, &id_alt_})
             b->resize(n);
         vel_new_.resize(n);
-        spos_.resize(n);
-        svel_.resize(n);
+        pos_alt_.resize(n);
+        mass_alt_.resize(n);
         const int count = size();
         auto partner = partner_.view();
         auto tests = tests_.view();
@@ -68,12 +68,16 @@ public:
     }
 
     // Counting sort of the particles by cell (seed 000's search grid, built in parallel as in the
-    // CUDA "particles" sample: calcHash -> count -> scan -> reorder). Within a cell the order
-    // depends on scheduling; nothing downstream depends on that order (see Best).
+    // CUDA "particles" sample: calcHash -> count -> scan -> reorder), then the particle arrays
+    // themselves are permuted into cell order, so that the collision search reads neighbours
+    // from contiguous memory. Within a cell, particles keep their previous relative order (an
+    // insertion sort of each cell's few entries undoes the scheduling-dependent order of the
+    // atomic counts), so the permutation is the same for any thread count and on both backends.
     void grid_build(const Config& c) {
         if (!c.collisions || c.detector != kGrid) return;
         const GridSpec grid{c.grid_side};
         const int cells = grid.cells();
+        const int n = size();
         cell_count_.resize(static_cast<std::size_t>(cells) + 1);
         cell_start_.resize(static_cast<std::size_t>(cells) + 1);
         auto count = cell_count_.view();
@@ -82,7 +86,7 @@ public:
         auto pos = pos_.cview();
         auto cell_of = cell_of_.view();
         auto rank = rank_.view();
-        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+        exec_.parallel_for(n, FS_LAMBDA(int i) {
             const int cell = grid.cell_of(pos[i]);
             cell_of[i] = cell;
             rank[i] = atomic_add(&count[cell], 1);
@@ -90,25 +94,45 @@ public:
         exec_.exclusive_scan(cell_count_.cview(), cell_start_.view());
 
         auto start = cell_start_.cview();
-        auto vel = vel_.cview();
-        auto sorted = sorted_index_.view();
-        auto spos = spos_.view();
-        auto svel = svel_.view();
+        auto order = order_.view();
         auto cell_of_c = cell_of_.cview();
         auto rank_c = rank_.cview();
-        exec_.parallel_for(size(), FS_LAMBDA(int i) {
-            const int s = start[cell_of_c[i]] + rank_c[i];
-            sorted[s] = i;
-            spos[s] = pos[i];
-            svel[s] = vel[i];
+        exec_.parallel_for(n, FS_LAMBDA(int i) { order[start[cell_of_c[i]] + rank_c[i]] = i; });
+        exec_.parallel_for(cells, FS_LAMBDA(int c2) {
+            for (int a = start[c2] + 1; a < start[c2 + 1]; ++a) {
+                const int v = order[a];
+                int b = a;
+                for (; b > start[c2] && order[b - 1] > v; --b) order[b] = order[b - 1];
+                order[b] = v;
+            }
         });
+
+        auto vel = vel_.cview();
+        auto mass = mass_.cview();
+        auto id = id_.cview();
+        auto pos2 = pos_alt_.view();
+        auto vel2 = vel_new_.view();
+        auto mass2 = mass_alt_.view();
+        auto id2 = id_alt_.view();
+        auto order_c = order_.cview();
+        exec_.parallel_for(n, FS_LAMBDA(int s) {
+            const int i = order_c[s];
+            pos2[s] = pos[i];
+            vel2[s] = vel[i];
+            mass2[s] = mass[i];
+            id2[s] = id[i];
+        });
+        std::swap(pos_, pos_alt_);
+        std::swap(vel_, vel_new_);
+        std::swap(mass_, mass_alt_);
+        std::swap(id_, id_alt_);
     }
 
     GridNeighbors grid_neighbors(const Config& c) const {
-        return {GridSpec{c.grid_side}, c.boundary == kPeriodic, cell_start_.cview(),
-                sorted_index_.cview(), spos_.cview(), svel_.cview()};
+        return {GridSpec{c.grid_side}, c.boundary == kPeriodic, cell_start_.cview(), pos_.cview(),
+                vel_.cview(), id_.cview()};
     }
-    BruteNeighbors brute_neighbors() const { return {pos_.cview(), vel_.cview()}; }
+    BruteNeighbors brute_neighbors() const { return {pos_.cview(), vel_.cview(), id_.cview()}; }
 
     // seed 000, "collisions": each particle picks its nearest approaching neighbour; pairs that
     // picked each other collide (one impulse each, see collision_velocity). A pair that did not
@@ -153,16 +177,17 @@ public:
         auto partner = partner_.view();
         auto tests = tests_.view();
         auto contacts = contacts_.view();
-        exec_.parallel_for(size(), FS_LAMBDA(int s) {
-            const int i = nb.particle(s);
-            const dvec2 xi = nb.x(s), vi = nb.v(s);
+        auto pos = pos_.cview();
+        auto vel = vel_.cview();
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            const dvec2 xi = pos[i], vi = vel[i];
             Best best;
             int near = 0;
-            const int t = nb.for_each(s, [&](int j, dvec2 xj, dvec2 vj) {
+            const int t = nb.for_each(i, [&](int j, dvec2 xj, dvec2 vj, int id_j) {
                 double d2;
                 if (is_candidate(separation(xi, xj, periodic), vj - vi, distance2, d2)) {
                     near += j > i;
-                    best.consider(j, d2);
+                    best.consider(j, id_j, d2);
                 }
             });
             partner[i] = best.j;
@@ -226,23 +251,27 @@ public:
         return list_pairs(brute_neighbors(), c.distance2, periodic);
     }
 
-    // Two passes over the same visitor: count each particle's candidates j > i, scan, emit.
+    // Two passes over the same visitor: count each particle's candidates of higher id, scan,
+    // emit (id, id) pairs.
     template <class Neighbors>
     std::vector<std::pair<int, int>> list_pairs(const Neighbors nb, double distance2, bool periodic) {
         const int n = size();
         Buffer<int> count(kSpace, static_cast<std::size_t>(n) + 1);
         Buffer<int> offset(kSpace, static_cast<std::size_t>(n) + 1);
         auto cnt = count.view();
-        exec_.parallel_for(n + 1, FS_LAMBDA(int s) { cnt[s] = 0; });
-        exec_.parallel_for(n, FS_LAMBDA(int s) {
-            const int i = nb.particle(s);
-            const dvec2 xi = nb.x(s), vi = nb.v(s);
+        auto pos = pos_.cview();
+        auto vel = vel_.cview();
+        auto id = id_.cview();
+        exec_.parallel_for(n + 1, FS_LAMBDA(int i) { cnt[i] = 0; });
+        exec_.parallel_for(n, FS_LAMBDA(int i) {
+            const dvec2 xi = pos[i], vi = vel[i];
+            const int id_i = id[i];
             int k = 0;
-            nb.for_each(s, [&](int j, dvec2 xj, dvec2 vj) {
+            nb.for_each(i, [&](int, dvec2 xj, dvec2 vj, int id_j) {
                 double d2;
-                k += j > i && is_candidate(separation(xi, xj, periodic), vj - vi, distance2, d2);
+                k += id_j > id_i && is_candidate(separation(xi, xj, periodic), vj - vi, distance2, d2);
             });
-            cnt[s] = k;
+            cnt[i] = k;
         });
         exec_.exclusive_scan(count.cview(), offset.view());
         std::vector<int> host_offset;
@@ -253,15 +282,15 @@ public:
         auto off = offset.cview();
         auto fa = first.view();
         auto fb = second.view();
-        exec_.parallel_for(n, FS_LAMBDA(int s) {
-            const int i = nb.particle(s);
-            const dvec2 xi = nb.x(s), vi = nb.v(s);
-            int k = off[s];
-            nb.for_each(s, [&](int j, dvec2 xj, dvec2 vj) {
+        exec_.parallel_for(n, FS_LAMBDA(int i) {
+            const dvec2 xi = pos[i], vi = vel[i];
+            const int id_i = id[i];
+            int k = off[i];
+            nb.for_each(i, [&](int, dvec2 xj, dvec2 vj, int id_j) {
                 double d2;
-                if (j > i && is_candidate(separation(xi, xj, periodic), vj - vi, distance2, d2)) {
-                    fa[k] = i;
-                    fb[k] = j;
+                if (id_j > id_i && is_candidate(separation(xi, xj, periodic), vj - vi, distance2, d2)) {
+                    fa[k] = id_i;
+                    fb[k] = id_j;
                     ++k;
                 }
             });
@@ -280,14 +309,20 @@ public:
 
 private:
     Exec exec_;
-    Buffer<dvec2> pos_{kSpace}, vel_{kSpace}, vel_new_{kSpace};
+    // The particles, in an order that grid_build changes (id_ says who is who).
+    Buffer<dvec2> pos_{kSpace}, vel_{kSpace};
     Buffer<double> mass_{kSpace};
     Buffer<int> id_{kSpace};
+    // Second copies: the collide stage's new velocities and grid_build's reordered arrays.
+    Buffer<dvec2> vel_new_{kSpace}, pos_alt_{kSpace};
+    Buffer<double> mass_alt_{kSpace};
+    Buffer<int> id_alt_{kSpace};
+    // Per particle: chosen partner (array index), pair tests made, candidates of higher index.
     Buffer<int> partner_{kSpace}, tests_{kSpace}, contacts_{kSpace};
-    // search grid
+    // The search grid: each particle's cell and rank in it, cell counts and starts, the
+    // permutation into cell order.
     Buffer<int> cell_of_{kSpace}, rank_{kSpace}, cell_count_{kSpace}, cell_start_{kSpace};
-    Buffer<int> sorted_index_{kSpace};
-    Buffer<dvec2> spos_{kSpace}, svel_{kSpace};
+    Buffer<int> order_{kSpace};
 };
 
 }  // namespace fs::euler

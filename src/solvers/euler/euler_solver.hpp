@@ -43,14 +43,15 @@ public:
     void read_field(std::string_view name, std::vector<double>& out) const override;
     int particle_count() const override { return engine_ ? engine_->size() : 0; }
 
-    // The whole state in host memory (tests, export).
+    // The whole state in host memory, particles in order of id (tests, export).
     HostState state() const;
     // Replaces the state (tests); the particle count becomes the state's.
     void set_state(const HostState& s);
-    // Every close, approaching pair (i < j) the current detector finds now, sorted.
+    // Every close, approaching pair of ids (i < j) the current detector finds now, sorted.
     std::vector<std::pair<int, int>> candidate_pairs();
-    // The partner each particle chose in the last collide stage (-1 for none).
-    std::vector<int> partners() const { return engine_->partners(); }
+    // The partner each particle chose in the last collide stage, both in the order of state()
+    // (-1 for none).
+    std::vector<int> partners() const;
     const Settings& settings() const { return s_; }
 
 protected:
