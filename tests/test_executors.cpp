@@ -10,6 +10,7 @@
 
 #include "core/backend.hpp"
 #include "core/exec_cpu.hpp"
+#include "random_inputs.hpp"
 
 namespace {
 
@@ -27,22 +28,8 @@ View<const T> cview_of(const std::vector<T>& v) {
     return {v.data(), static_cast<int>(v.size())};
 }
 
-template <class T>
-std::vector<T> random_ints(int n, T lo, T hi, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_int_distribution<T> dist(lo, hi);
-    std::vector<T> v(static_cast<std::size_t>(n));
-    for (T& x : v) x = dist(rng);
-    return v;
-}
-
-std::vector<double> random_doubles(int n, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> dist(0.0, 1.0);
-    std::vector<double> v(static_cast<std::size_t>(n));
-    for (double& x : v) x = dist(rng);
-    return v;
-}
+using fs_test::random_doubles;
+using fs_test::random_ints;
 
 // Runs f() with the CPU backend on `threads` threads, then restores the previous count.
 template <class F>

@@ -13,6 +13,7 @@
 
 #include "core/backend.hpp"
 #include "core/buffer.hpp"
+#include "random_inputs.hpp"
 #include "core/exec_cpu.hpp"
 #include "core/exec_cuda.cuh"
 
@@ -25,22 +26,8 @@ using fs::View;
 
 const int kSizes[] = {0, 1, 1000, (1 << 20) + 17};
 
-template <class T>
-std::vector<T> random_ints(int n, T lo, T hi, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_int_distribution<T> dist(lo, hi);
-    std::vector<T> v(static_cast<std::size_t>(n));
-    for (T& x : v) x = dist(rng);
-    return v;
-}
-
-std::vector<double> random_doubles(int n, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> dist(0.0, 1.0);
-    std::vector<double> v(static_cast<std::size_t>(n));
-    for (double& x : v) x = dist(rng);
-    return v;
-}
+using fs_test::random_doubles;
+using fs_test::random_ints;
 
 // A copy of host data in the executor's memory space.
 template <class Exec, class T>

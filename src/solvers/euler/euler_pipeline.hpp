@@ -29,11 +29,15 @@ public:
         vel_new_.resize(n);
         pos_alt_.resize(n);
         mass_alt_.resize(n);
-        const int count = size();
+        clear_collisions();
+    }
+
+    // No partners, tests or contacts: the state before any collide stage, or with collisions off.
+    void clear_collisions() {
         auto partner = partner_.view();
         auto tests = tests_.view();
         auto contacts = contacts_.view();
-        exec_.parallel_for(count, FS_LAMBDA(int i) {
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
             partner[i] = -1;
             tests[i] = 0;
             contacts[i] = 0;
@@ -141,14 +145,7 @@ public:
     // energy for restitution 1) exactly as a two-body collision does.
     void collide(const Config& c) {
         if (!c.collisions) {
-            auto partner = partner_.view();
-            auto tests = tests_.view();
-            auto contacts = contacts_.view();
-            exec_.parallel_for(size(), FS_LAMBDA(int i) {
-                partner[i] = -1;
-                tests[i] = 0;
-                contacts[i] = 0;
-            });
+            clear_collisions();
             return;
         }
         const bool periodic = c.boundary == kPeriodic;
