@@ -85,7 +85,8 @@ TEST(EulerDetectors, AgreeOnCellBordersCornersAndOutsideTheBox) {
 }
 
 TEST(EulerDetectors, AgreeInAPeriodicBoxAcrossTheBorders) {
-    for (const char* distance : {"0.03", "0.4"}) {  // 0.4: a grid of 2 cells a side, visited whole
+    // 0.2 and 0.4: grids of 2 cells and 1 cell a side, where wrapped neighbours are the same cells.
+    for (const char* distance : {"0.03", "0.2", "0.4"}) {
         EulerSolver s;
         set(s, "boundary", "periodic");
         set(s, "spawn_min", "0,0");

@@ -127,10 +127,10 @@ void EulerSolver::read_field(std::string_view name, std::vector<double>& out) co
 }
 
 int EulerSolver::grid_side_for(double distance, long long n) {
-    // As many cells as fit at the collision distance, but at most about two per particle: finer
-    // cells past that only cost memory and scan time (measured on euler_gas at N = 1e6: 2N cells
-    // and 4N cells step in the same time, N cells is slower).
-    const double by_distance = std::floor(1.0 / distance);
+    // Cells a little over twice the collision distance wide (GridNeighbors searches the 2x2 block
+    // on the particle's side of its cell), and at most about two per particle: finer cells past
+    // that only cost memory and scan time.
+    const double by_distance = std::floor(1.0 / (2.000001 * distance));
     const double by_count = std::ceil(std::sqrt(2.0 * static_cast<double>(n)));
     return static_cast<int>(std::max(1.0, std::min({by_distance, by_count, 46340.0})));
 }
