@@ -5,6 +5,9 @@
 
 #include "headless/options.hpp"
 #include "headless/runner.hpp"
+#if FS_HAVE_APP
+#include "app/app.hpp"
+#endif
 
 int main(int argc, char** argv) {
     int code = fs::kExitOk;
@@ -14,14 +17,20 @@ int main(int argc, char** argv) {
     if (o.list_scenes) return fs::list_scenes();
     if (o.list_params) return fs::list_params(o);
     if (o.bench) return fs::run_bench(o);
-    if (!o.screenshot_path.empty() || !o.record_path.empty()) {
-        std::fprintf(stderr,
-                     "fluid-sandbox: --screenshot and --record need the desktop window, which this "
-                     "build does not have yet; allowed: --headless with --stats/--export\n");
-        return fs::kExitBadInput;
+    if (o.headless) {
+        if (!o.screenshot_path.empty() || !o.record_path.empty() || !o.keys.empty()) {
+            std::fprintf(stderr,
+                         "fluid-sandbox: --screenshot, --record and --keys need the window; allowed "
+                         "with --headless: --stats, --export\n");
+            return fs::kExitBadInput;
+        }
+        return fs::run_headless(o);
     }
-    if (!o.headless)
-        std::printf("fluid-sandbox: the desktop window is not built yet; running the scene "
-                    "headless.\n");
-    return fs::run_headless(o);
+#if FS_HAVE_APP
+    return fs::run_app(o);
+#else
+    std::fprintf(stderr,
+                 "fluid-sandbox: this build has no desktop window (FS_BUILD_APP=OFF); use --headless\n");
+    return fs::kExitBadInput;
+#endif
 }

@@ -16,9 +16,9 @@ struct Result {
     std::string output;  // stdout and stderr together
 };
 
-// Runs fluid-sandbox with `args` (already shell-quoted where needed).
-inline Result run_program(const std::string& args) {
-    const std::string cmd = std::string(FS_EXE) + " " + args + " 2>&1";
+// Runs `prefix` fluid-sandbox `args` (already shell-quoted where needed).
+inline Result run_program_with_prefix(const std::string& prefix, const std::string& args) {
+    const std::string cmd = prefix + " " + std::string(FS_EXE) + " " + args + " 2>&1";
     Result r;
     std::FILE* p = popen(cmd.c_str(), "r");
     if (!p) return r;
@@ -29,6 +29,8 @@ inline Result run_program(const std::string& args) {
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
     return r;
 }
+
+inline Result run_program(const std::string& args) { return run_program_with_prefix("", args); }
 
 // A fresh folder under the system's temporary folder, removed with the object.
 struct TempDir {

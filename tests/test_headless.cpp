@@ -102,8 +102,8 @@ TEST(Headless, ExportWritesAUsdPointsPrimWithOneSamplePerFrame) {
     EXPECT_FALSE(std::filesystem::exists(usd + ".points.part")) << "temporary parts left behind";
 }
 
-TEST(Headless, DefaultSceneRunsWithoutArguments) {
-    const auto r = run_program("--steps 5");
+TEST(Headless, DefaultSceneRunsWhenNoneIsNamed) {
+    const auto r = run_program("--headless --steps 5");
     EXPECT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find("default.json"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("5 steps"), std::string::npos) << r.output;

@@ -42,9 +42,14 @@ public:
     virtual int dimension() const = 0;          // 2 or 3
     virtual const std::vector<StageInfo>& stages() const = 0;
     virtual std::vector<FieldInfo> fields() const = 0;
-    // Host copy of a field, `components` values per particle, particle after particle.
+    // Host copy of a field, `components` values per particle, particle after particle. The
+    // particle order is the solver's and may change from step to step; it is the same for every
+    // field between two steps (the "id" field says who is who).
     virtual void read_field(std::string_view name, std::vector<double>& out) const = 0;
     virtual int particle_count() const = 0;
+    // Radius particles are drawn with (m), and the box the simulation lives in (z = 0 in 2D).
+    virtual double particle_radius() const = 0;
+    virtual void domain(double lo[3], double hi[3]) const = 0;
 
     ParamRegistry& params() { return params_; }
     const ParamRegistry& params() const { return params_; }

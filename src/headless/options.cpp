@@ -1,5 +1,6 @@
 #include "headless/options.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -33,8 +34,8 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     std::string scene_arg, backend = "cpu";
     CLI::App app{
         "fluid-sandbox: an interactive fluid sandbox (Euler particles; FLIP, SPH and vortex "
-        "solvers to come).\nWithout --headless it opens the scene in the desktop window; "
-        "until the window is built, it runs the scene headless and prints a summary.",
+        "solvers to come).\nWithout --headless it opens the scene in the desktop window (press F1 "
+        "there for the keys).",
         "fluid-sandbox"};
     app.add_option("scene", scene_arg,
                    "Scene file (JSON), or the name of a bundled scene (see --list-scenes); "
@@ -58,9 +59,17 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
         ->check(CLI::Range(1LL, 1000000000LL));
     app.add_option("--screenshot", o.screenshot_path,
                    "Desktop window: save FILE.png after --frames frames, then exit");
-    app.add_option("--frames", o.frames, "Frames before --screenshot (default 1)")
+    app.add_option("--frames", o.frames,
+                   "Desktop window: close after N frames (with --screenshot: take it then; default 1)")
         ->check(CLI::Range(1LL, 1000000000LL));
-    app.add_option("--record", o.record_path, "Desktop window: record FILE.mp4 or FILE.gif");
+    app.add_option("--record", o.record_path,
+                   "Desktop window: record FILE.mp4 or FILE.gif from the start (until --frames, V, "
+                   "Esc or closing the window)");
+    app.add_option("--keys", o.keys,
+                   "Desktop window: a key script, e.g. \"D +30 Q*10 F12\" (a key per frame; +N waits N "
+                   "frames; KEY*N holds it N frames)");
+    std::string size;
+    app.add_option("--size", size, "Desktop window size WIDTHxHEIGHT (default 1440x900)");
     app.add_flag("--bench", o.bench,
                  "Benchmark: run --warmup then --steps steps, print median ms per step and per "
                  "stage, write JSON (--bench-json)");
@@ -87,8 +96,21 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
         return std::nullopt;
     }
     o.backend = *backend_from_string(backend);
+    if (!size.empty()) {
+        int w = 0, h = 0;
+        char x = 0;
+        if (std::sscanf(size.c_str(), "%d%c%d", &w, &x, &h) != 3 || x != 'x' || w < 64 || h < 64 ||
+            w > 16384 || h > 16384) {
+            std::cerr << "fluid-sandbox: --size " << size << ": expected WIDTHxHEIGHT, each 64 to 16384\n";
+            exit_code = kExitBadInput;
+            return std::nullopt;
+        }
+        o.width = w;
+        o.height = h;
+    }
     o.scene = resolve_scene(scene_arg);
     if (o.export_every < 1) o.export_every = 1;
+    if (!o.screenshot_path.empty() && o.frames == 0) o.frames = 1;
     exit_code = kExitOk;
     return o;
 }

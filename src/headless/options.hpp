@@ -25,8 +25,10 @@ struct Options {
     long long export_every = 1;
     std::string bench_json;
     std::string screenshot_path;
-    long long frames = 1;
+    long long frames = 0;  // window: close after this many frames (0: when the user closes it)
     std::string record_path;
+    std::string keys;  // a key script for the window (tests, demos)
+    int width = 1440, height = 900;
 };
 
 // Exit statuses of the headless contract.

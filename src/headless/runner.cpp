@@ -63,20 +63,6 @@ int guarded(const Body& body) {
     }
 }
 
-// Writes the solver's particles as one USD frame.
-void export_frame(UsdPointsWriter& usd, const Solver& solver) {
-    std::vector<double> pos, vel, ids;
-    solver.read_field("position", pos);
-    solver.read_field("velocity", vel);
-    solver.read_field("id", ids);
-    // The drawn diameter: the collision distance for particle solvers that have one.
-    double width = 0.01;
-    if (const Param* p = solver.params().find("collision_distance"))
-        width = std::get<double>(p->get());
-    std::vector<double> widths(static_cast<std::size_t>(solver.particle_count()), width);
-    usd.add_frame(solver.dimension(), pos, vel, widths, ids);
-}
-
 }  // namespace
 
 std::unique_ptr<Solver> open_scene(const Options& o, Scene& scene) {
@@ -146,7 +132,7 @@ int run_headless(const Options& o) {
         if (!o.export_path.empty()) {
             usd = std::make_unique<UsdPointsWriter>(
                 o.export_path, "fluid-sandbox " + scene.path + " (" + scene.solver + ")");
-            export_frame(*usd, *solver);
+            add_solver_frame(*usd, *solver);
         }
         std::printf("fluid-sandbox: %s: %s (%s, %s), %d particles\n", scene.path.c_str(),
                     scene.title.empty() ? scene.solver.c_str() : scene.title.c_str(),
@@ -166,7 +152,7 @@ int run_headless(const Options& o) {
             }
             if (k == 0) first = solver->stats();
             if (stats) stats->write(*solver);
-            if (usd && (k + 1) % o.export_every == 0) export_frame(*usd, *solver);
+            if (usd && (k + 1) % o.export_every == 0) add_solver_frame(*usd, *solver);
             step_ms.push_back(solver->step_ms());
             for (std::size_t s = 0; s < stage_ms.size(); ++s)
                 stage_ms[s].push_back(solver->stage_ms()[s]);

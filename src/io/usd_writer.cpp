@@ -115,4 +115,14 @@ void UsdPointsWriter::close() {
     if (std::fclose(out) != 0) throw std::runtime_error(path_ + ": write failed");
 }
 
+void add_solver_frame(UsdPointsWriter& usd, const Solver& solver) {
+    std::vector<double> pos, vel, ids;
+    solver.read_field("position", pos);
+    solver.read_field("velocity", vel);
+    solver.read_field("id", ids);
+    const std::vector<double> widths(static_cast<std::size_t>(solver.particle_count()),
+                                     2.0 * solver.particle_radius());
+    usd.add_frame(solver.dimension(), pos, vel, widths, ids);
+}
+
 }  // namespace fs

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/solver.hpp"
+
 namespace fs {
 
 class UsdPointsWriter {
@@ -41,5 +43,8 @@ private:
     int frames_ = 0;
     bool closed_ = false;
 };
+
+// Writes the solver's particles (position, velocity, id; width = 2 x particle_radius) as a frame.
+void add_solver_frame(UsdPointsWriter& usd, const Solver& solver);
 
 }  // namespace fs

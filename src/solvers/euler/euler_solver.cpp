@@ -104,7 +104,9 @@ std::vector<FieldInfo> EulerSolver::fields() const {
 }
 
 void EulerSolver::read_field(std::string_view name, std::vector<double>& out) const {
-    const HostState s = state();
+    // In the engine's order (all fields alike, until the next step): no sort by id per call.
+    HostState s;
+    engine_->download(s);
     out.clear();
     const std::size_t n = s.pos.size();
     if (name == "position" || name == "velocity") {

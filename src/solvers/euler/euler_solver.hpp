@@ -42,6 +42,13 @@ public:
     std::vector<FieldInfo> fields() const override;
     void read_field(std::string_view name, std::vector<double>& out) const override;
     int particle_count() const override { return engine_ ? engine_->size() : 0; }
+    double particle_radius() const override { return 0.5 * s_.collision_distance; }
+    void domain(double lo[3], double hi[3]) const override {
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = 0.0;
+            hi[k] = k < 2 ? 1.0 : 0.0;
+        }
+    }
 
     // The whole state in host memory, particles in order of id (tests, export).
     HostState state() const;

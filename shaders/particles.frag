@@ -1,0 +1,94 @@
+#version 330 core
+// Particle fragments (see particles.vert): 2D anti-aliased discs with a darker rim, 3D ray-cast
+// sphere impostors with their true depth, Lambert + ambient + a little Blinn-Phong specular.
+
+// Writing gl_FragDepth normally turns early depth testing off. The impostor quad lies on the
+// plane of the sphere's nearest point, so every depth written is >= the quad's own: declaring
+// that lets the GPU still reject hidden fragments before they run (where supported).
+#ifdef GL_ARB_conservative_depth
+#extension GL_ARB_conservative_depth : enable
+layout(depth_greater) out float gl_FragDepth;
+#endif
+
+in vec2 v_offset;
+in vec3 v_ray;
+flat in vec3 v_center;
+flat in float v_radius;
+flat in float v_t;
+
+uniform bool u_is_3d;
+uniform mat4 u_proj;
+uniform float u_pixel;
+uniform sampler2D u_colormap;  // N x 1, sRGB entries at t = i / (N - 1)
+
+out vec4 frag_color;
+
+vec3 colormap(float t) {
+    if (t < 0.0) return vec3(0.5);  // NaN
+    // Texel centres sit at (i + 0.5) / N: t = 0 and t = 1 hit the end entries exactly.
+    float n = float(textureSize(u_colormap, 0).x);
+    return texture(u_colormap, vec2((t * (n - 1.0) + 0.5) / n, 0.5)).rgb;
+}
+
+// IEC 61966-2-1 sRGB transfer functions: light adds up in linear values, the framebuffer and the
+// colour map hold encoded ones.
+vec3 srgb_to_linear(vec3 c) {
+    return mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), step(0.04045, c));
+}
+vec3 linear_to_srgb(vec3 c) {
+    c = clamp(c, 0.0, 1.0);
+    return mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, c));
+}
+
+void disc() {
+    float d = length(v_offset);
+    float r = v_radius;
+    // Pixel coverage approximated by a one-pixel linear ramp across the edge.
+    float alpha = clamp((r - d) / u_pixel + 0.5, 0.0, 1.0);
+    if (alpha <= 0.0) discard;
+    // A thin darker rim tells touching discs apart; it fades out on discs only a few pixels
+    // across, where it would swallow the fill.
+    float rim_width = max(0.12 * r, u_pixel);
+    float rim = clamp((d - (r - rim_width)) / u_pixel + 0.5, 0.0, 1.0) *
+                smoothstep(2.0, 4.0, r / u_pixel);
+    vec3 base = colormap(v_t);
+    frag_color = vec4(mix(base, 0.55 * base, rim), alpha);
+    gl_FragDepth = gl_FragCoord.z;  // written on every path, as GLSL asks once it is written at all
+}
+
+void sphere() {
+    // Ray from the eye (view-space origin) along unit d against |p - c| = r. Stable form (Haines
+    // et al., "Precision Improvements for Ray/Sphere Intersection", Ray Tracing Gems, ch. 7,
+    // 2019): b = d.c is the distance to the closest approach, and the squared miss distance is
+    // |c - b d|^2 taken from the difference vector, not |c|^2 - b^2, which cancels badly for
+    // small spheres far away.
+    vec3 d = normalize(v_ray);
+    float b = dot(d, v_center);
+    vec3 q = v_center - b * d;
+    float h2 = v_radius * v_radius - dot(q, q);
+    if (h2 < 0.0) discard;
+    vec3 p = (b - sqrt(h2)) * d;  // the nearer hit
+    vec3 n = (p - v_center) / v_radius;
+
+    // Depth of the hit, as the fixed pipeline would have computed it for a real surface there:
+    // clip = P p, window depth = near + (far - near) (ndc_z + 1) / 2.
+    vec4 clip = u_proj * vec4(p, 1.0);
+    gl_FragDepth = 0.5 * (gl_DepthRange.diff * (clip.z / clip.w) + gl_DepthRange.near +
+                          gl_DepthRange.far);
+
+    // A key light fixed to the camera (upper left, in front), so the shading reads the same from
+    // every orbit angle. Fully lit points show the colour-map colour itself.
+    const vec3 light = normalize(vec3(-0.4, 0.6, 0.7));
+    vec3 h = normalize(light - d);
+    float diffuse = max(dot(n, light), 0.0);
+    float specular = diffuse > 0.0 ? 0.25 * pow(max(dot(n, h), 0.0), 48.0) : 0.0;
+    vec3 base = srgb_to_linear(colormap(v_t));
+    frag_color = vec4(linear_to_srgb(base * (0.2 + 0.8 * diffuse) + vec3(specular)), 1.0);
+}
+
+void main() {
+    if (u_is_3d)
+        sphere();
+    else
+        disc();
+}

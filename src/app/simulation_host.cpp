@@ -1,0 +1,443 @@
+#include "app/simulation_host.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+
+#include "core/memory.hpp"
+#include "io/stats_writer.hpp"
+#include "io/usd_writer.hpp"
+#include "solvers/solvers.hpp"
+
+namespace fs {
+
+namespace {
+
+constexpr std::size_t kHistoryLength = 2000;  // steps kept for the plots
+
+std::shared_ptr<const std::vector<ParamMeta>> describe(const ParamRegistry& reg) {
+    auto meta = std::make_shared<std::vector<ParamMeta>>();
+    for (const auto& p : reg.all())
+        meta->push_back({p->spec(), p->type(), p->choices(), p->components()});
+    return meta;
+}
+
+// Copies `components` doubles per particle into 3 floats per particle.
+void to_xyz(const std::vector<double>& in, int components, int n, std::vector<float>& out) {
+    out.assign(static_cast<std::size_t>(n) * 3, 0.0f);
+    for (int i = 0; i < n; ++i)
+        for (int c = 0; c < components && c < 3; ++c)
+            out[static_cast<std::size_t>(i) * 3 + c] =
+                static_cast<float>(in[static_cast<std::size_t>(i) * components + c]);
+}
+
+}  // namespace
+
+SimulationHost::SimulationHost(const HostConfig& config) : initial_backend_(config.backend) {
+    Scene scene;
+    auto solver = build(config.scene, config.sets, scene);
+    if (!config.stats_path.empty()) stats_writer_ = std::make_unique<StatsWriter>(config.stats_path);
+    adopt(std::move(solver), std::move(scene));
+    running_ = config.start_running;
+    if (!config.export_path.empty()) {
+        export_every_ = std::max(1LL, config.export_every);
+        usd_ = std::make_unique<UsdPointsWriter>(config.export_path,
+                                                 "fluid-sandbox " + scene_.path + " (" + scene_.solver + ")");
+        add_solver_frame(*usd_, *solver_);
+        status_.exporting = true;
+        status_.export_path = config.export_path;
+    }
+    publish();
+    thread_ = std::thread([this] { run(); });
+}
+
+SimulationHost::~SimulationHost() {
+    {
+        std::lock_guard lock(mutex_);
+        quit_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    try {
+        if (usd_) usd_->close();
+    } catch (const std::exception&) {
+        // The destructor cannot report it; stop_export() does.
+    }
+}
+
+std::unique_ptr<Solver> SimulationHost::build(const std::string& path,
+                                              const std::vector<std::string>& sets,
+                                              Scene& scene) const {
+    scene = fs::load_scene(path, solver_names());
+    const Backend backend = solver_ ? solver_->backend() : initial_backend_;
+    auto solver = find_solver_kind(scene.solver)->make(backend);
+    apply_scene_params(*solver, scene, sets);
+    try {
+        solver->reset();
+    } catch (const ParamError& e) {
+        throw SceneError(scene.path + ": params: " + e.what());
+    }
+    return solver;
+}
+
+void SimulationHost::adopt(std::unique_ptr<Solver> solver, Scene scene) {
+    solver_ = std::move(solver);
+    scene_ = std::move(scene);
+    meta_ = describe(solver_->params());
+    // Keep the colour field when the new solver has it, else its speed (or first scalar).
+    bool found = false;
+    for (const auto& f : solver_->fields()) found |= f.name == color_field_;
+    if (!found) color_field_ = "speed";
+    std::lock_guard lock(mutex_);
+    history_ = {};
+}
+
+void SimulationHost::post(std::function<void()> command) {
+    {
+        std::lock_guard lock(mutex_);
+        queue_.push_back(std::move(command));
+    }
+    wake_.notify_all();
+}
+
+void SimulationHost::load_scene(const std::string& path) {
+    post([this, path] {
+        try {
+            Scene scene;
+            auto solver = build(path, {}, scene);
+            if (usd_) {
+                usd_->close();
+                usd_.reset();
+            }
+            adopt(std::move(solver), std::move(scene));
+            std::lock_guard lock(mutex_);
+            status_.message = "opened " + path;
+            status_.exporting = false;
+        } catch (const std::exception& e) {
+            fail(e.what());
+        }
+    });
+}
+
+void SimulationHost::reset() {
+    post([this] {
+        try {
+            solver_->reset();
+            std::lock_guard lock(mutex_);
+            history_ = {};
+        } catch (const ParamError& e) {
+            fail(scene_.path + ": params: " + e.what());
+        } catch (const std::exception& e) {
+            fail(e.what());
+        }
+    });
+}
+
+void SimulationHost::set_running(bool running) {
+    {
+        std::lock_guard lock(mutex_);
+        running_ = running;
+        frames_pending_ = 0;
+    }
+    wake_.notify_all();
+}
+
+void SimulationHost::toggle_running() {
+    {
+        std::lock_guard lock(mutex_);
+        running_ = !running_;
+        frames_pending_ = 0;
+    }
+    wake_.notify_all();
+}
+
+void SimulationHost::time_step(int steps) {
+    set_running(false);
+    post([this, steps] {
+        std::int64_t errors = 0;
+        {
+            std::lock_guard lock(mutex_);
+            errors = status_.error_serial;
+        }
+        for (int k = 0; k < steps; ++k) {
+            step_once();
+            std::lock_guard lock(mutex_);
+            if (running_ || quit_ || status_.error_serial != errors) break;  // Run pressed, or a failure
+        }
+    });
+}
+
+void SimulationHost::advance_stage() {
+    set_running(false);
+    post([this] {
+        try {
+            if (solver_->advance_stage()) {
+                if (stats_writer_) stats_writer_->write(*solver_);
+            }
+        } catch (const SimulationError& e) {
+            fail("simulation failed: " + std::string(e.what()));
+        } catch (const std::exception& e) {
+            fail(e.what());
+        }
+    });
+}
+
+void SimulationHost::set_param(const std::string& name, const nlohmann::json& value) {
+    post([this, name, value] {
+        try {
+            solver_->params().at(name).set_json(value);
+        } catch (const ParamError& e) {
+            fail(name + ": " + e.what());
+        }
+    });
+}
+
+void SimulationHost::set_param_text(const std::string& name, const std::string& text) {
+    post([this, name, text] {
+        try {
+            solver_->params().at(name).set_text(text);
+        } catch (const ParamError& e) {
+            fail(name + ": " + e.what());
+        }
+    });
+}
+
+void SimulationHost::set_backend(Backend b) {
+    post([this, b] {
+        if (b == Backend::Cuda && !cuda_status().usable) {
+            fail("CUDA backend: " + cuda_status().reason);
+            return;
+        }
+        try {
+            solver_->set_backend(b);
+        } catch (const std::exception& e) {
+            fail(std::string("switching backend: ") + e.what());
+        }
+    });
+}
+
+void SimulationHost::set_steps_per_frame(int n) {
+    std::lock_guard lock(mutex_);
+    steps_per_frame_ = std::max(1, n);
+}
+
+void SimulationHost::set_color_field(const std::string& name) {
+    post([this, name] { color_field_ = name; });
+}
+
+void SimulationHost::save_scene(const std::string& path) {
+    post([this, path] {
+        std::ofstream out(path);
+        out << scene_to_json(*solver_, scene_).dump(2) << '\n';
+        std::lock_guard lock(mutex_);
+        if (out)
+            status_.message = "saved " + path;
+        else
+            status_.message = path + ": cannot write the scene file";
+    });
+}
+
+void SimulationHost::start_export(const std::string& path, long long every) {
+    post([this, path, every] {
+        try {
+            if (usd_) usd_->close();
+            usd_ = std::make_unique<UsdPointsWriter>(path, "fluid-sandbox " + scene_.path);
+            export_every_ = std::max(1LL, every);
+            add_solver_frame(*usd_, *solver_);
+            std::lock_guard lock(mutex_);
+            status_.exporting = true;
+            status_.export_path = path;
+        } catch (const std::exception& e) {
+            fail(e.what());
+        }
+    });
+}
+
+void SimulationHost::stop_export() {
+    post([this] {
+        if (!usd_) return;
+        std::string done;
+        try {
+            usd_->close();
+            done = "exported " + std::to_string(usd_->frames()) + " frames";
+        } catch (const std::exception& e) {
+            done = e.what();
+        }
+        usd_.reset();
+        std::lock_guard lock(mutex_);
+        status_.exporting = false;
+        status_.message = done;
+    });
+}
+
+void SimulationHost::with_solver(std::function<void(Solver&)> f) {
+    post([this, f = std::move(f)] {
+        try {
+            f(*solver_);
+        } catch (const std::exception& e) {
+            fail(e.what());
+        }
+    });
+}
+
+void SimulationHost::frame_tick() {
+    {
+        std::lock_guard lock(mutex_);
+        if (!running_) return;
+        ++frames_pending_;
+    }
+    wake_.notify_all();
+}
+
+void SimulationHost::wait_idle() {
+    std::unique_lock lock(mutex_);
+    idle_.wait(lock, [&] {
+        return quit_ || (queue_.empty() && !busy_ && (frames_pending_ == 0 || !running_));
+    });
+}
+
+void SimulationHost::fail(const std::string& what) {
+    std::lock_guard lock(mutex_);
+    running_ = false;
+    status_.error = what;
+    ++status_.error_serial;
+}
+
+void SimulationHost::step_once() {
+    try {
+        solver_->step();
+    } catch (const SimulationError& e) {
+        fail("simulation failed: " + std::string(e.what()) +
+             " (try a smaller time step, or reset)");
+        return;
+    } catch (const std::exception& e) {
+        fail(e.what());
+        return;
+    }
+    if (stats_writer_) stats_writer_->write(*solver_);
+    if (usd_ && solver_->step_count() % export_every_ == 0) add_solver_frame(*usd_, *solver_);
+    std::lock_guard lock(mutex_);
+    for (const Stat& s : solver_->stats().items()) {
+        if (s.is_vector || s.value.empty() || s.name == "step" || s.name == "t") continue;
+        std::size_t k = 0;
+        while (k < history_.names.size() && history_.names[k] != s.name) ++k;
+        if (k == history_.names.size()) {
+            history_.names.push_back(s.name);
+            history_.values.emplace_back();
+        }
+        auto& series = history_.values[k];
+        if (series.size() >= kHistoryLength) series.erase(series.begin(), series.begin() + kHistoryLength / 4);
+        series.push_back(static_cast<float>(s.value[0]));
+    }
+}
+
+void SimulationHost::run() {
+    std::unique_lock lock(mutex_);
+    while (!quit_) {
+        wake_.wait_for(lock, std::chrono::milliseconds(50), [&] {
+            return quit_ || !queue_.empty() || (running_ && frames_pending_ > 0);
+        });
+        if (quit_) break;
+        std::deque<std::function<void()>> commands;
+        commands.swap(queue_);
+        // A slow simulation skips the frames it missed rather than queueing them up.
+        const bool take_frame = running_ && frames_pending_ > 0;
+        frames_pending_ = 0;
+        const int steps = steps_per_frame_;
+        busy_ = true;
+        lock.unlock();
+
+        for (auto& command : commands) command();
+        if (take_frame) {
+            for (int k = 0; k < steps; ++k) {
+                step_once();
+                std::lock_guard guard(mutex_);
+                if (!running_ || quit_ || !queue_.empty()) break;
+            }
+        }
+        if (take_frame || !commands.empty()) publish();
+
+        lock.lock();
+        busy_ = false;
+        idle_.notify_all();
+    }
+    idle_.notify_all();
+}
+
+void SimulationHost::publish() {
+    FrameData frame;
+    frame.dimension = solver_->dimension();
+    frame.count = solver_->particle_count();
+    frame.radius = solver_->particle_radius();
+    solver_->domain(frame.lo, frame.hi);
+    std::vector<double> buf;
+    solver_->read_field("position", buf);
+    to_xyz(buf, frame.dimension, frame.count, frame.position);
+    solver_->read_field("velocity", buf);
+    to_xyz(buf, frame.dimension, frame.count, frame.velocity);
+    int components = 1;
+    for (const auto& f : solver_->fields())
+        if (f.name == color_field_) components = f.components;
+    solver_->read_field(color_field_, buf);
+    frame.scalar.resize(static_cast<std::size_t>(frame.count));
+    for (int i = 0; i < frame.count; ++i) {
+        double v = 0.0;
+        if (components == 1) {
+            v = buf[static_cast<std::size_t>(i)];
+        } else {  // a vector field is coloured by its magnitude
+            for (int c = 0; c < components; ++c) {
+                const double x = buf[static_cast<std::size_t>(i) * components + c];
+                v += x * x;
+            }
+            v = std::sqrt(v);
+        }
+        frame.scalar[static_cast<std::size_t>(i)] = static_cast<float>(v);
+    }
+    frame.color_field = color_field_;
+
+    std::lock_guard lock(mutex_);
+    frame.version = frame_.version + 1;
+    frame_ = std::move(frame);
+    SimStatus& s = status_;
+    s.scene_path = scene_.path;
+    s.scene_title = scene_.title;
+    s.scene_description = scene_.description;
+    s.solver = std::string(solver_->kind());
+    s.backend = solver_->backend();
+    s.running = running_;
+    s.steps_per_frame = steps_per_frame_;
+    s.steps = solver_->step_count();
+    s.time = solver_->time();
+    s.next_stage = solver_->next_stage();
+    s.stages = solver_->stages();
+    s.fields = solver_->fields();
+    s.stage_ms = solver_->stage_ms();
+    s.step_ms = solver_->step_ms();
+    s.stats = solver_->stats();
+    s.params = nlohmann::json::object();
+    for (const auto& p : solver_->params().all()) s.params[p->name()] = p->to_json();
+    s.param_meta = meta_;
+    s.reset_pending = solver_->params().reset_pending();
+}
+
+SimStatus SimulationHost::status() const {
+    std::lock_guard lock(mutex_);
+    SimStatus s = status_;
+    s.running = running_;
+    s.steps_per_frame = steps_per_frame_;
+    return s;
+}
+
+StatsHistory SimulationHost::history() const {
+    std::lock_guard lock(mutex_);
+    return history_;
+}
+
+bool SimulationHost::take_frame(FrameData& out) const {
+    std::lock_guard lock(mutex_);
+    if (frame_.version == out.version) return false;
+    out = frame_;
+    return true;
+}
+
+}  // namespace fs

@@ -1,0 +1,162 @@
+// SimulationHost: runs a solver on its own thread so the window stays responsive however slow a
+// step is. The window sends commands (queued, applied between steps) and reads back copies: the
+// status (counters, stats, parameter values, errors), the per-step history for plots, and the
+// particle data to draw. Nothing here knows of windows or OpenGL.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/params.hpp"
+#include "core/solver.hpp"
+#include "io/scene.hpp"
+
+namespace fs {
+
+class StatsWriter;
+class UsdPointsWriter;
+
+// A registry entry's description, copied so the window can build its panels without touching
+// the solver (which lives on the simulation thread).
+struct ParamMeta {
+    ParamSpec spec;
+    ParamType type = ParamType::Real;
+    std::vector<std::string> choices;
+    int components = 1;
+};
+
+// What the window draws: particles as floats, 3 coordinates each (z = 0 in 2D).
+struct FrameData {
+    std::uint64_t version = 0;  // increases with every publication
+    int dimension = 2;
+    int count = 0;
+    std::vector<float> position;  // 3 per particle
+    std::vector<float> velocity;  // 3 per particle
+    std::vector<float> scalar;    // the colour field, 1 per particle
+    std::string color_field;
+    double radius = 0.005;
+    double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 0};
+};
+
+struct SimStatus {
+    std::string scene_path, scene_title, scene_description, solver;
+    Backend backend = Backend::Cpu;
+    bool running = false;
+    int steps_per_frame = 1;
+    std::int64_t steps = 0;
+    double time = 0.0;
+    int next_stage = 0;
+    std::vector<StageInfo> stages;
+    std::vector<FieldInfo> fields;
+    std::vector<double> stage_ms;
+    double step_ms = 0.0;
+    Stats stats;
+    nlohmann::json params;  // current values, name -> value
+    std::shared_ptr<const std::vector<ParamMeta>> param_meta;
+    bool reset_pending = false;
+    std::string error;          // the last failure, one line; empty when none
+    std::int64_t error_serial = 0;  // increases with each new error (the window shows each once)
+    std::string message;        // the last notice (saved a file, ...)
+    bool exporting = false;
+    std::string export_path;
+};
+
+// Scalar stats of the last steps, for the plots.
+struct StatsHistory {
+    std::vector<std::string> names;
+    std::vector<std::vector<float>> values;  // values[k] is the series of names[k]
+};
+
+struct HostConfig {
+    std::string scene;
+    Backend backend = Backend::Cpu;
+    std::vector<std::string> sets;  // --set overrides for the first scene
+    std::string stats_path;         // --stats, every step
+    std::string export_path;        // --export
+    long long export_every = 1;
+    bool start_running = true;
+};
+
+class SimulationHost {
+public:
+    // Loads the first scene on the calling thread: bad input throws SceneError (exit status 2).
+    explicit SimulationHost(const HostConfig& config);
+    ~SimulationHost();
+    SimulationHost(const SimulationHost&) = delete;
+    SimulationHost& operator=(const SimulationHost&) = delete;
+
+    // Commands; each takes effect between two steps, in the order given.
+    void load_scene(const std::string& path);  // on failure the current scene keeps running
+    void reset();
+    void set_running(bool running);
+    void toggle_running();
+    void time_step(int steps);  // the TimeStep button: pauses, then runs `steps` whole steps
+    void advance_stage();       // one stage of the pipeline (pauses first)
+    void set_param(const std::string& name, const nlohmann::json& value);
+    void set_param_text(const std::string& name, const std::string& text);
+    void set_backend(Backend b);
+    void set_steps_per_frame(int n);
+    void set_color_field(const std::string& name);
+    void save_scene(const std::string& path);
+    void start_export(const std::string& path, long long every);
+    void stop_export();
+    // Runs `f` on the simulation thread with the solver (for solver-specific actions).
+    void with_solver(std::function<void(Solver&)> f);
+
+    // A window frame began: a running simulation takes its steps for this frame.
+    void frame_tick();
+    // Blocks until every command sent so far has been applied (tests, --keys scripts).
+    void wait_idle();
+
+    SimStatus status() const;
+    StatsHistory history() const;
+    // Copies the latest frame into `out` when it is newer than out.version; returns whether it did.
+    bool take_frame(FrameData& out) const;
+
+private:
+    void run();
+    void post(std::function<void()> command);
+    void step_once();
+    void publish();
+    void fail(const std::string& what);
+    void adopt(std::unique_ptr<Solver> solver, Scene scene);
+    std::unique_ptr<Solver> build(const std::string& path, const std::vector<std::string>& sets,
+                                  Scene& scene) const;
+
+    // Simulation thread only.
+    Backend initial_backend_ = Backend::Cpu;
+    std::unique_ptr<Solver> solver_;
+    Scene scene_;
+    std::unique_ptr<StatsWriter> stats_writer_;
+    std::unique_ptr<UsdPointsWriter> usd_;
+    long long export_every_ = 1;
+    std::string color_field_ = "speed";
+    std::shared_ptr<const std::vector<ParamMeta>> meta_;
+
+    // Shared, under mutex_.
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;
+    std::condition_variable idle_;
+    std::deque<std::function<void()>> queue_;
+    bool busy_ = false;
+    bool quit_ = false;
+    bool running_ = true;
+    int steps_per_frame_ = 1;
+    int frames_pending_ = 0;
+    SimStatus status_;
+    StatsHistory history_;
+    FrameData frame_;
+
+    std::thread thread_;
+};
+
+}  // namespace fs

@@ -1,0 +1,53 @@
+// Coloured line segments (GL_LINES, one pixel wide): domain boxes, velocity vectors, grid lines.
+// Collect segments with add*(), then draw(); the vertices go to the GPU only when they changed.
+// Shaders: shaders/lines.vert, shaders/lines.frag.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <glm/glm.hpp>
+#include <vector>
+
+#include "render/shader.hpp"
+
+namespace fs::render {
+
+// A batch of coloured segments in world space, kept on the CPU and drawn in one call. Needs a
+// current OpenGL 3.3 core context from init() to destruction (the add functions do not).
+class LineRenderer {
+  public:
+    LineRenderer() = default;
+    ~LineRenderer();
+    LineRenderer(const LineRenderer&) = delete;
+    LineRenderer& operator=(const LineRenderer&) = delete;
+
+    void init();  // compiles the shaders (throws std::runtime_error naming the file), buffers
+    // Deletes the GL objects now (the destructor does it too): call it while the context is
+    // still current when the context goes first. The segments kept on the CPU stay.
+    void release();
+
+    void clear();
+    void reserve(std::size_t segments);
+    void add(glm::vec3 a, glm::vec3 b, glm::vec4 color);  // color: sRGB and alpha in [0, 1]
+    // The edges of the axis-aligned box [lo, hi]: 12, or 4 when lo.z == hi.z (a 2D rectangle).
+    void add_box(glm::vec3 lo, glm::vec3 hi, glm::vec4 color);
+    std::size_t segment_count() const { return vertices_.size() / 2; }
+
+    // Draws every segment with depth test (less-or-equal) and alpha blending (see shaders/).
+    void draw(const glm::mat4& view_proj);
+
+  private:
+    struct Vertex {
+        glm::vec3 position;
+        std::uint8_t rgba[4];  // normalised by the vertex fetch
+    };
+
+    Shader shader_;
+    unsigned vao_ = 0;
+    unsigned vbo_ = 0;
+    std::size_t vbo_bytes_ = 0;
+    std::vector<Vertex> vertices_;
+    bool dirty_ = true;  // vertices_ changed since the last upload
+};
+
+}  // namespace fs::render

@@ -1,0 +1,165 @@
+#include "render/particle_renderer.hpp"
+
+#include <glad/gl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "render/gl_buffer.hpp"
+
+namespace fs::render {
+
+namespace {
+
+constexpr int k_initial_capacity = 1024;
+
+// Attribute locations, as declared in particles.vert.
+constexpr GLuint k_center_attribute = 0;
+constexpr GLuint k_scalar_attribute = 1;
+
+}  // namespace
+
+ParticleRenderer::~ParticleRenderer() {
+    release();
+}
+
+void ParticleRenderer::release() {
+    if (vao_) glDeleteVertexArrays(1, &vao_);
+    if (position_vbo_) glDeleteBuffers(1, &position_vbo_);
+    if (scalar_vbo_) glDeleteBuffers(1, &scalar_vbo_);
+    if (colormap_textures_[0]) glDeleteTextures(k_colormaps, colormap_textures_.data());
+    shader_ = Shader();
+    vao_ = position_vbo_ = scalar_vbo_ = 0;
+    colormap_textures_.fill(0);
+    position_bytes_ = scalar_bytes_ = 0;
+    capacity_ = count_ = 0;
+    has_scalar_ = false;
+}
+
+void ParticleRenderer::init() {
+    release();
+    shader_ = Shader("particles.vert", "particles.frag");
+
+    glGenVertexArrays(1, &vao_);
+    glGenBuffers(1, &position_vbo_);
+    glGenBuffers(1, &scalar_vbo_);
+    reserve(k_initial_capacity);
+
+    // One instance per particle: both attributes advance once per quad, not per corner; the
+    // corners come from gl_VertexID, so the quad itself needs no buffer.
+    glBindVertexArray(vao_);
+    glBindBuffer(GL_ARRAY_BUFFER, position_vbo_);
+    glEnableVertexAttribArray(k_center_attribute);
+    glVertexAttribPointer(k_center_attribute, 3, GL_FLOAT, GL_FALSE, 3 * sizeof(float), nullptr);
+    glVertexAttribDivisor(k_center_attribute, 1);
+    glBindBuffer(GL_ARRAY_BUFFER, scalar_vbo_);
+    glEnableVertexAttribArray(k_scalar_attribute);
+    glVertexAttribPointer(k_scalar_attribute, 1, GL_FLOAT, GL_FALSE, sizeof(float), nullptr);
+    glVertexAttribDivisor(k_scalar_attribute, 1);
+    glBindVertexArray(0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+
+    // Each map is a 256 x 1 RGB8 texture, linearly filtered between entries.
+    GLint unpack_alignment = 4;
+    glGetIntegerv(GL_UNPACK_ALIGNMENT, &unpack_alignment);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glGenTextures(k_colormaps, colormap_textures_.data());
+    for (int i = 0; i < k_colormaps; ++i) {
+        const std::vector<unsigned char> lut = colormap_lut(static_cast<Colormap>(i), k_lut_size);
+        glBindTexture(GL_TEXTURE_2D, colormap_textures_[i]);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGB8, k_lut_size, 1, 0, GL_RGB, GL_UNSIGNED_BYTE,
+                     lut.data());
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    }
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, unpack_alignment);
+}
+
+bool ParticleRenderer::reserve(int n) {
+    n = std::max(n, 0);
+    const bool grew_positions = detail::upload_growing(
+        position_vbo_, position_bytes_, nullptr, static_cast<std::size_t>(n) * 3 * sizeof(float));
+    const bool grew_scalars = detail::upload_growing(scalar_vbo_, scalar_bytes_, nullptr,
+                                                     static_cast<std::size_t>(n) * sizeof(float));
+    capacity_ = static_cast<int>(
+        std::min(position_bytes_ / (3 * sizeof(float)), scalar_bytes_ / sizeof(float)));
+    return grew_positions || grew_scalars;
+}
+
+void ParticleRenderer::upload(int n, const float* xyz, const float* scalar) {
+    n = xyz ? std::max(n, 0) : 0;
+    detail::upload_growing(position_vbo_, position_bytes_, xyz,
+                           static_cast<std::size_t>(n) * 3 * sizeof(float));
+    if (scalar)
+        detail::upload_growing(scalar_vbo_, scalar_bytes_, scalar,
+                               static_cast<std::size_t>(n) * sizeof(float));
+    capacity_ = static_cast<int>(
+        std::min(position_bytes_ / (3 * sizeof(float)), scalar_bytes_ / sizeof(float)));
+    count_ = n;
+    has_scalar_ = scalar != nullptr;
+}
+
+void ParticleRenderer::set_count(int n, bool has_scalar) {
+    count_ = std::clamp(n, 0, capacity_);
+    has_scalar_ = has_scalar;
+}
+
+void ParticleRenderer::draw(const glm::mat4& view_proj, const glm::mat4& view, bool is_3d,
+                            float radius_world, Colormap map, float range_min, float range_max,
+                            int viewport_h) {
+    if (count_ <= 0 || !shader_) return;
+
+    glDisable(GL_CULL_FACE);
+    if (is_3d) {
+        // Impostors write their sphere's depth; they are opaque, so no blending.
+        glEnable(GL_DEPTH_TEST);
+        glDepthFunc(GL_LEQUAL);
+        glDepthMask(GL_TRUE);
+        glDisable(GL_BLEND);
+    } else {
+        // Discs are drawn in order over what is there; their soft edges blend.
+        glDisable(GL_DEPTH_TEST);
+        glEnable(GL_BLEND);
+        glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    }
+
+    shader_.use();
+    shader_.set("u_is_3d", is_3d);
+    shader_.set("u_view_proj", view_proj);
+    shader_.set("u_view", view);
+    // The projection alone, for the impostors' bounds and depth: view is rigid, so its inverse
+    // is cheap and exact enough in float.
+    shader_.set("u_proj", is_3d ? view_proj * glm::inverse(view) : glm::mat4(1.0f));
+    shader_.set("u_radius", radius_world);
+    // Orthographic 2D: clip y = P[1][1] y + ..., and clip space is 2 units across viewport_h
+    // pixels, so one pixel spans 2 / (P[1][1] viewport_h) world units.
+    const float p11 = std::abs(view_proj[1][1]);
+    const float pixel =
+        p11 > 0.0f ? 2.0f / (p11 * static_cast<float>(std::max(viewport_h, 1))) : 1.0f;
+    shader_.set("u_pixel", pixel);
+    shader_.set("u_range_min", range_min);
+    shader_.set("u_range_max", range_max);
+    shader_.set("u_colormap", 0);
+
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, colormap_textures_[static_cast<std::size_t>(map) % k_colormaps]);
+
+    glBindVertexArray(vao_);
+    if (has_scalar_) {
+        glEnableVertexAttribArray(k_scalar_attribute);
+    } else {
+        // A disabled array reads the current generic value: the middle of the range.
+        glDisableVertexAttribArray(k_scalar_attribute);
+        glVertexAttrib1f(k_scalar_attribute, 0.5f * (range_min + range_max));
+    }
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, count_);
+    glBindVertexArray(0);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glUseProgram(0);
+}
+
+}  // namespace fs::render

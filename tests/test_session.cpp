@@ -1,0 +1,161 @@
+// The window's logic without a window: key bindings and scripts, and the SimulationHost that
+// runs a solver on its own thread while the window draws.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "app/actions.hpp"
+#include "app/simulation_host.hpp"
+#include "program.hpp"
+
+namespace {
+
+using fs::Action;
+
+TEST(Keys, EveryDocumentedKeyMapsToItsAction) {
+    EXPECT_EQ(fs::action_for_key("Space"), Action::TimeStep);
+    EXPECT_EQ(fs::action_for_key("P"), Action::RunPause);
+    EXPECT_EQ(fs::action_for_key("R"), Action::Reset);
+    EXPECT_EQ(fs::action_for_key("W"), Action::GravityUp);
+    EXPECT_EQ(fs::action_for_key("A"), Action::GravityLeft);
+    EXPECT_EQ(fs::action_for_key("S"), Action::GravityDown);
+    EXPECT_EQ(fs::action_for_key("D"), Action::GravityRight);
+    EXPECT_EQ(fs::action_for_key("Q"), Action::RotateCcw);
+    EXPECT_EQ(fs::action_for_key("E"), Action::RotateCw);
+    EXPECT_EQ(fs::action_for_key("F"), Action::FrameAll);
+    EXPECT_EQ(fs::action_for_key("F12"), Action::Screenshot);
+    EXPECT_EQ(fs::action_for_key("V"), Action::Record);
+    EXPECT_EQ(fs::action_for_key("Escape"), Action::StopRecording);
+    EXPECT_FALSE(fs::action_for_key("X").has_value());
+}
+
+TEST(Keys, GravityDirections) {
+    EXPECT_EQ(fs::gravity_direction_for(Action::GravityRight, 2), (std::vector<double>{1, 0}));
+    EXPECT_EQ(fs::gravity_direction_for(Action::GravityLeft, 2), (std::vector<double>{-1, 0}));
+    EXPECT_EQ(fs::gravity_direction_for(Action::GravityUp, 3), (std::vector<double>{0, 1, 0}));
+    EXPECT_EQ(fs::gravity_direction_for(Action::GravityDown, 3), (std::vector<double>{0, -1, 0}));
+    EXPECT_TRUE(fs::gravity_direction_for(Action::Reset, 2).empty());
+}
+
+TEST(Keys, ScriptsParseIntoFrames) {
+    const auto frames = fs::parse_key_script("D +3 Q*2, F12");
+    ASSERT_EQ(frames.size(), 1u + 3u + 2u + 1u);
+    EXPECT_EQ(frames[0].actions, std::vector<Action>{Action::GravityRight});
+    EXPECT_TRUE(frames[1].actions.empty());
+    EXPECT_EQ(frames[4].actions, std::vector<Action>{Action::RotateCcw});
+    EXPECT_EQ(frames[5].actions, std::vector<Action>{Action::RotateCcw});
+    EXPECT_EQ(frames[6].actions, std::vector<Action>{Action::Screenshot});
+    EXPECT_TRUE(fs::parse_key_script("").empty());
+    EXPECT_THROW(fs::parse_key_script("D +x"), std::invalid_argument);
+    EXPECT_THROW(fs::parse_key_script("Z"), std::invalid_argument);
+    try {
+        fs::parse_key_script("Z");
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("allowed: Space"), std::string::npos) << e.what();
+    }
+}
+
+fs::HostConfig tutorial(bool running) {
+    fs::HostConfig c;
+    c.scene = std::string(FS_SOURCE_DIR) + "/scenes/euler_tutorial.json";
+    c.start_running = running;
+    return c;
+}
+
+TEST(SimulationHost, TimeStepRunsExactlyThatManyStepsThenPauses) {
+    fs::SimulationHost host(tutorial(false));
+    host.time_step(7);
+    host.wait_idle();
+    auto s = host.status();
+    EXPECT_EQ(s.steps, 7);
+    EXPECT_FALSE(s.running);
+    EXPECT_NEAR(s.time, 7 * 0.005, 1e-12);
+    host.frame_tick();  // paused: frames take no steps
+    host.wait_idle();
+    EXPECT_EQ(host.status().steps, 7);
+}
+
+TEST(SimulationHost, StageAdvancesOneNamedStage) {
+    fs::SimulationHost host(tutorial(false));
+    for (int k = 0; k < 3; ++k) host.advance_stage();
+    host.wait_idle();
+    const auto s = host.status();
+    EXPECT_EQ(s.next_stage, 3);
+    EXPECT_EQ(s.stages[static_cast<std::size_t>(s.next_stage)].name, "integrate");
+    EXPECT_EQ(s.steps, 0);
+}
+
+TEST(SimulationHost, RunningTakesStepsPerFrame) {
+    fs::SimulationHost host(tutorial(true));
+    host.set_steps_per_frame(3);
+    for (int f = 0; f < 4; ++f) {
+        host.frame_tick();
+        host.wait_idle();
+    }
+    EXPECT_EQ(host.status().steps, 12);
+}
+
+TEST(SimulationHost, ParametersChangeAtTheNextStepAndResetRebuilds) {
+    fs::SimulationHost host(tutorial(false));
+    host.set_param("gravity_direction", std::vector<double>{1, 0});
+    host.set_param("n_particles", 50);
+    host.wait_idle();
+    auto s = host.status();
+    EXPECT_EQ(s.params["gravity_direction"], nlohmann::json({1.0, 0.0}));
+    EXPECT_TRUE(s.reset_pending);
+    fs::FrameData f;
+    ASSERT_TRUE(host.take_frame(f));
+    EXPECT_EQ(f.count, 1000);
+    host.reset();
+    host.wait_idle();
+    ASSERT_TRUE(host.take_frame(f));
+    EXPECT_EQ(f.count, 50);
+    EXPECT_FALSE(host.status().reset_pending);
+}
+
+TEST(SimulationHost, BadValuesAndBadScenesAreReportedAndTheSceneKeepsRunning) {
+    fs_test::TempDir dir("host");
+    fs::SimulationHost host(tutorial(false));
+    host.set_param("restitution", 3.0);
+    host.wait_idle();
+    auto s = host.status();
+    EXPECT_NE(s.error.find("restitution: expected a finite number in [0, 1]"), std::string::npos) << s.error;
+    const auto serial = s.error_serial;
+    host.load_scene(dir.file("bad.json", R"({"solver":"euler","params":{"tau":-1}})"));
+    host.wait_idle();
+    s = host.status();
+    EXPECT_GT(s.error_serial, serial);
+    EXPECT_NE(s.error.find("bad.json: params.tau"), std::string::npos) << s.error;
+    EXPECT_NE(s.scene_path.find("euler_tutorial.json"), std::string::npos);
+    host.time_step(2);
+    host.wait_idle();
+    EXPECT_EQ(host.status().steps, 2);
+}
+
+TEST(SimulationHost, SavedSceneLoadsBackToTheSameParameters) {
+    fs_test::TempDir dir("save");
+    fs::SimulationHost host(tutorial(false));
+    host.set_param("tau", 0.0025);
+    host.set_param("detector", "brute_force");
+    const std::string path = dir / "saved.json";
+    host.save_scene(path);
+    host.wait_idle();
+    const auto before = host.status().params;
+    host.load_scene(std::string(FS_SOURCE_DIR) + "/scenes/default.json");
+    host.load_scene(path);
+    host.wait_idle();
+    EXPECT_EQ(host.status().params, before);
+}
+
+TEST(SimulationHost, ExportsUsdWhileRunning) {
+    fs_test::TempDir dir("gui-usd");
+    fs::SimulationHost host(tutorial(false));
+    host.start_export(dir / "out.usda", 2);
+    host.time_step(4);
+    host.stop_export();
+    host.wait_idle();
+    EXPECT_NE(host.status().message.find("exported 3 frames"), std::string::npos) << host.status().message;
+}
+
+}  // namespace
