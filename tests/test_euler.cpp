@@ -296,6 +296,20 @@ TEST(EulerStages, SteppingStageByStageEqualsWholeSteps) {
     EXPECT_EQ(a.stats().get("collisions"), b.stats().get("collisions"));
 }
 
+TEST(EulerCheckpoint, RestoreContinuesBitForBit) {
+    EulerSolver a;
+    dense_gas(a, 2000, 0.02, 13);
+    for (int k = 0; k < 10; ++k) a.step();
+    const auto saved = a.checkpoint();
+    for (int k = 0; k < 10; ++k) a.step();
+    const HostState first = a.state();
+    a.restore(saved);
+    EXPECT_EQ(a.step_count(), 10);
+    for (int k = 0; k < 10; ++k) a.step();
+    EXPECT_EQ(a.state().pos, first.pos);
+    EXPECT_EQ(a.state().vel, first.vel);
+}
+
 TEST(EulerStats, CommonKeysAndCounters) {
     EulerSolver s;
     dense_gas(s, 500, 0.04, 2);

@@ -134,6 +134,21 @@ TEST(Headless, SetOverridesTheScene) {
     EXPECT_DOUBLE_EQ(lines[2]["dt"].get<double>(), 0.001);
 }
 
+TEST(Headless, ABlowUpExitsWithStatus1NamingTheStepAndQuantityAndKeepsTheStats) {
+    TempDir dir("blowup");
+    const std::string stats = dir / "s.jsonl";
+    const auto r = run_program("euler_tutorial --headless --steps 100 --set gravity=1000 --set tau=0.01 "
+                               "--set boundary=open --stats " + stats);
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("simulation failed: step "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("max_speed"), std::string::npos) << r.output;
+    const auto lines = read_lines(stats);
+    const auto at = r.output.find("step ");
+    ASSERT_NE(at, std::string::npos);
+    EXPECT_EQ(static_cast<long long>(lines.size()), std::stoll(r.output.substr(at + 5)) - 1)
+        << "every good step's line is kept";
+}
+
 TEST(Headless, ThreadsOptionGivesTheSameResults) {
     TempDir dir("threads");
     const auto a = run_program("euler_tutorial --headless --steps 50 --threads 1 --stats " + (dir / "a.jsonl"));

@@ -133,6 +133,27 @@ TEST(SimulationHost, BadValuesAndBadScenesAreReportedAndTheSceneKeepsRunning) {
     EXPECT_EQ(host.status().steps, 2);
 }
 
+TEST(SimulationHost, ABlowUpPausesAtTheLastGoodStepNamingTheQuantity) {
+    // Gravity 1000 m/s^2 with tau = 0.01 s in an open box: speed grows by 10 m/s a step, and a
+    // step moves particles farther than the box once it passes 100 m/s (around step 10).
+    fs::SimulationHost host(tutorial(false));
+    host.set_param("gravity", 1000.0);
+    host.set_param("tau", 0.01);
+    host.set_param("boundary", "open");
+    host.time_step(50);
+    host.wait_idle();
+    const auto s = host.status();
+    EXPECT_NE(s.error.find("max_speed"), std::string::npos) << s.error;
+    const auto failed = s.error.find("step ");
+    ASSERT_NE(failed, std::string::npos);
+    const long long failed_step = std::stoll(s.error.substr(failed + 5));
+    EXPECT_GT(failed_step, 5);
+    EXPECT_EQ(s.steps, failed_step - 1) << s.error;
+    EXPECT_NE(s.error.find("paused at step " + std::to_string(failed_step - 1)), std::string::npos) << s.error;
+    EXPECT_FALSE(s.running);
+    EXPECT_LE(s.stats.get("max_speed") * 0.01, 1.0) << "the restored state is the good one";
+}
+
 TEST(SimulationHost, SavedSceneLoadsBackToTheSameParameters) {
     fs_test::TempDir dir("save");
     fs::SimulationHost host(tutorial(false));

@@ -1,5 +1,9 @@
 #include "app/simulation_host.hpp"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -83,6 +87,7 @@ std::unique_ptr<Solver> SimulationHost::build(const std::string& path,
 void SimulationHost::adopt(std::unique_ptr<Solver> solver, Scene scene) {
     solver_ = std::move(solver);
     scene_ = std::move(scene);
+    last_good_.reset();
     meta_ = describe(solver_->params());
     // Keep the colour field when the new solver has it, else its speed (or first scalar).
     bool found = false;
@@ -123,6 +128,7 @@ void SimulationHost::reset() {
     post([this] {
         try {
             solver_->reset();
+            last_good_.reset();
             std::lock_guard lock(mutex_);
             history_ = {};
         } catch (const ParamError& e) {
@@ -170,15 +176,9 @@ void SimulationHost::time_step(int steps) {
 void SimulationHost::advance_stage() {
     set_running(false);
     post([this] {
-        try {
-            if (solver_->advance_stage()) {
-                if (stats_writer_) stats_writer_->write(*solver_);
-            }
-        } catch (const SimulationError& e) {
-            fail("simulation failed: " + std::string(e.what()));
-        } catch (const std::exception& e) {
-            fail(e.what());
-        }
+        bool completed = false;
+        if (guarded([&] { completed = solver_->advance_stage(); }) && completed && stats_writer_)
+            stats_writer_->write(*solver_);
     });
 }
 
@@ -303,17 +303,26 @@ void SimulationHost::fail(const std::string& what) {
     ++status_.error_serial;
 }
 
-void SimulationHost::step_once() {
+bool SimulationHost::guarded(const std::function<void()>& advance) {
+    // The state before a step: where the window returns when the step fails.
+    if (solver_->next_stage() == 0) last_good_ = solver_->checkpoint();
     try {
-        solver_->step();
-    } catch (const SimulationError& e) {
-        fail("simulation failed: " + std::string(e.what()) +
-             " (try a smaller time step, or reset)");
-        return;
+        advance();
+        return true;
     } catch (const std::exception& e) {
-        fail(e.what());
-        return;
+        const bool diverged = dynamic_cast<const SimulationError*>(&e) != nullptr;
+        std::string what = (diverged ? "simulation failed: " : "") + std::string(e.what());
+        if (last_good_) {
+            solver_->restore(*last_good_);
+            what += "; paused at step " + std::to_string(solver_->step_count()) + ", the last good state";
+        }
+        fail(what);
+        return false;
     }
+}
+
+void SimulationHost::step_once() {
+    if (!guarded([this] { solver_->step(); })) return;
     if (stats_writer_) stats_writer_->write(*solver_);
     if (usd_ && solver_->step_count() % export_every_ == 0) add_solver_frame(*usd_, *solver_);
     std::lock_guard lock(mutex_);
@@ -332,6 +341,10 @@ void SimulationHost::step_once() {
 }
 
 void SimulationHost::run() {
+    // The window's thread must win the cores when a step is slow: the simulation thread (and
+    // the OpenMP threads it starts, which inherit this) runs at a lower priority. Only a hint;
+    // failing to get it changes nothing else.
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
     std::unique_lock lock(mutex_);
     while (!quit_) {
         wake_.wait_for(lock, std::chrono::milliseconds(50), [&] {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -126,6 +127,8 @@ private:
     void run();
     void post(std::function<void()> command);
     void step_once();
+    // Runs a step (or stage); on failure goes back to the state before it, pauses, reports.
+    bool guarded(const std::function<void()>& advance);
     void publish();
     void fail(const std::string& what);
     void adopt(std::unique_ptr<Solver> solver, Scene scene);
@@ -140,6 +143,7 @@ private:
     std::unique_ptr<UsdPointsWriter> usd_;
     long long export_every_ = 1;
     std::string color_field_ = "speed";
+    std::optional<Solver::Checkpoint> last_good_;
     std::shared_ptr<const std::vector<ParamMeta>> meta_;
 
     // Shared, under mutex_.

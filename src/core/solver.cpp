@@ -57,6 +57,23 @@ void Solver::step() {
     }
 }
 
+Solver::Checkpoint Solver::checkpoint() const {
+    Checkpoint c;
+    save_state(c.state);
+    c.time = time_;
+    c.steps = steps_;
+    c.stats = stats_;
+    return c;
+}
+
+void Solver::restore(const Checkpoint& c) {
+    load_state(c.state);
+    time_ = c.time;
+    steps_ = c.steps;
+    stats_ = c.stats;
+    next_stage_ = 0;
+}
+
 void Solver::set_backend(Backend b) {
     if (b == backend_) return;
     // Stages leave derived data (a sorted grid, a pressure field) for the next stage; rather

@@ -63,6 +63,17 @@ public:
     // Index of the stage the next advance_stage() runs (0 between steps).
     int next_stage() const { return next_stage_; }
 
+    // A copy of the whole simulation state (between steps), to go back to: the window keeps the
+    // last good one and returns to it when a step fails.
+    struct Checkpoint {
+        std::vector<char> state;  // the solver's own encoding
+        double time = 0.0;
+        std::int64_t steps = 0;
+        Stats stats;
+    };
+    Checkpoint checkpoint() const;
+    void restore(const Checkpoint& c);
+
     Backend backend() const { return backend_; }
     // Moves the state to the other backend; the simulation continues where it was (a step in
     // progress is finished first, on the old backend).
@@ -88,6 +99,9 @@ protected:
     virtual double finish_step(Stats& out) = 0;
     // Moves the state to `to` (backend() is still the old one during the call).
     virtual void move_to(Backend to) = 0;
+    // The state as bytes, and back (same backend or not).
+    virtual void save_state(std::vector<char>& out) const = 0;
+    virtual void load_state(const std::vector<char>& in) = 0;
     // Waits for queued device work, so the stage timings are honest.
     virtual void synchronize() {}
 

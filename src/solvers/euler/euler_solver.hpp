@@ -67,6 +67,8 @@ protected:
     double finish_step(Stats& out) override;
     void move_to(Backend to) override;
     void synchronize() override { engine_->synchronize(); }
+    void save_state(std::vector<char>& out) const override;
+    void load_state(const std::vector<char>& in) override;
 
 private:
     Config config() const;
