@@ -8,6 +8,7 @@
 
 #include "core/buffer.hpp"
 #include "core/hd.hpp"
+#include "solvers/common/grid2d.hpp"
 
 namespace fs::euler {
 
@@ -40,25 +41,7 @@ struct Config {
     int detector = kGrid;
     double distance2 = 0.001;  // squared collision distance (m^2)
     double restitution = 1.0;
-    int grid_side = 1;         // cells per axis of the search grid over [0,1]^2
-};
-
-// The uniform search grid over [0,1]^2 (seed 000, "search grid"). Cells are more than twice the
-// collision distance wide (see GridNeighbors), so two colliding particles are in the same or
-// adjacent cells. Points outside the square are clamped into the border cells; clamping is
-// monotone and never moves two points more than one cell apart, so the search stays exact for
-// any positions.
-struct GridSpec {
-    int side = 1;
-
-    FS_HDI int coord(double x) const {
-        double f = std::floor(x * side);
-        if (!(f >= 0.0)) f = 0.0;  // also catches NaN
-        if (f > side - 1) f = side - 1;
-        return static_cast<int>(f);
-    }
-    FS_HDI int cell_of(dvec2 p) const { return coord(p.y) * side + coord(p.x); }
-    FS_HDI int cells() const { return side * side; }
+    grid::Grid2 grid;          // the search grid over [0,1]^2 (seed 000, "search grid")
 };
 
 // Two particles collide when nearer than the collision distance and approaching (seed 000,
@@ -124,80 +107,6 @@ FS_HDI void wrap_into_box(dvec2& x) {
     x.x -= std::floor(x.x);
     x.y -= std::floor(x.y);
 }
-
-// Candidate visitors: visit(j, x_j, v_j, id_j) is called for every other particle the detector
-// offers particle s; the return value is the number of pair tests made.
-
-// Brute force: every other particle (seed 000, the O(N^2) double loop).
-struct BruteNeighbors {
-    View<const dvec2> pos, vel;
-    View<const int> id;
-    template <class Visit>
-    FS_HDI int for_each(int s, Visit&& visit) const {
-        for (int j = 0; j < pos.size; ++j)
-            if (j != s) visit(j, pos[j], vel[j], id[j]);
-        return pos.size - 1;
-    }
-};
-
-// Grid: particles stored in cell order (grid_build reorders them), each cell a range of the
-// arrays. Cells are at least twice the collision distance wide, so everything within reach of a
-// particle lies in the 2x2 block of cells on its side: the neighbour column left of its cell if
-// it sits in the left half, right of it otherwise, and likewise for rows (a quarter of the area
-// of the usual 3x3 block of distance-wide cells, 16 d^2 against 36 d^2 at the same cell count).
-// The two cells of a row are consecutive in memory, so a row is one range of the arrays. In a
-// periodic box rows and columns wrap around (a run split in two at the border).
-struct GridNeighbors {
-    GridSpec grid;
-    bool periodic = false;
-    View<const int> cell_start;  // cells + 1 entries
-    View<const dvec2> pos, vel;
-    View<const int> id;
-
-    // Visits the particles of cells [first, last] of row y (columns already in range).
-    template <class Visit>
-    FS_HDI int visit_run(int s, int y, int first, int last, Visit& visit) const {
-        const int row = y * grid.side;
-        const int end = cell_start[row + last + 1];
-        int tests = 0;
-        for (int j = cell_start[row + first]; j < end; ++j) {
-            if (j == s) continue;
-            ++tests;
-            visit(j, pos[j], vel[j], id[j]);
-        }
-        return tests;
-    }
-
-    template <class Visit>
-    FS_HDI int for_each(int s, Visit&& visit) const {
-        const dvec2 p = pos[s];
-        const int side = grid.side;
-        if (side == 1) return visit_run(s, 0, 0, 0, visit);
-        const int cx = grid.coord(p.x), cy = grid.coord(p.y);
-        // First column and row of the 2x2 block: the particle's half of its cell decides. Points
-        // clamped into a border cell from outside pick the side that holds their neighbours.
-        const int x0 = cx - (p.x * side - cx < 0.5 ? 1 : 0);
-        const int y0 = cy - (p.y * side - cy < 0.5 ? 1 : 0);
-        int tests = 0;
-        for (int y = y0; y <= y0 + 1; ++y) {
-            int row = y;
-            if (row < 0 || row >= side) {
-                if (!periodic) continue;
-                row = row < 0 ? row + side : row - side;
-            }
-            if (x0 >= 0 && x0 + 1 < side) {
-                tests += visit_run(s, row, x0, x0 + 1, visit);
-            } else if (x0 < 0) {  // the block sticks out on the left
-                tests += visit_run(s, row, 0, 0, visit);
-                if (periodic) tests += visit_run(s, row, side - 1, side - 1, visit);
-            } else {  // on the right
-                tests += visit_run(s, row, side - 1, side - 1, visit);
-                if (periodic) tests += visit_run(s, row, 0, 0, visit);
-            }
-        }
-        return tests;
-    }
-};
 
 // Per-step sums for the stats; joined in a fixed order by the executors' reductions.
 struct Sums {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/buffer.hpp"
+#include "solvers/common/cell_sort.hpp"
 #include "solvers/euler/euler_engine.hpp"
 
 namespace fs::euler {
@@ -24,8 +25,7 @@ public:
         mass_.copy_from_host(s.mass);
         id_.copy_from_host(s.id);
         const std::size_t n = s.pos.size();
-        for (Buffer<int>* b : {&partner_, &tests_, &contacts_, &cell_of_, &rank_, &order_, &id_alt_})
-            b->resize(n);
+        for (Buffer<int>* b : {&partner_, &tests_, &contacts_, &id_alt_}) b->resize(n);
         vel_new_.resize(n);
         pos_alt_.resize(n);
         mass_alt_.resize(n);
@@ -71,46 +71,16 @@ public:
         exec_.parallel_for(size(), FS_LAMBDA(int i) { vel[i] += dv; });
     }
 
-    // Counting sort of the particles by cell (seed 000's search grid, built in parallel as in the
-    // CUDA "particles" sample: calcHash -> count -> scan -> reorder), then the particle arrays
+    // seed 000's search grid: a counting sort by cell (cell_sort.hpp), then the particle arrays
     // themselves are permuted into cell order, so that the collision search reads neighbours
-    // from contiguous memory. Within a cell, particles keep their previous relative order (an
-    // insertion sort of each cell's few entries undoes the scheduling-dependent order of the
-    // atomic counts), so the permutation is the same for any thread count and on both backends.
+    // from contiguous memory.
     void grid_build(const Config& c) {
         if (!c.collisions || c.detector != kGrid) return;
-        const GridSpec grid{c.grid_side};
-        const int cells = grid.cells();
-        const int n = size();
-        cell_count_.resize(static_cast<std::size_t>(cells) + 1);
-        cell_start_.resize(static_cast<std::size_t>(cells) + 1);
-        auto count = cell_count_.view();
-        exec_.parallel_for(cells + 1, FS_LAMBDA(int c2) { count[c2] = 0; });
-
+        sort_.build(exec_, c.grid, pos_.cview());
+        // One pass over the permutation for all four arrays (measured: 4 separate gathers cost
+        // about 3 ms more per step at N = 1e6).
+        auto order = sort_.order();
         auto pos = pos_.cview();
-        auto cell_of = cell_of_.view();
-        auto rank = rank_.view();
-        exec_.parallel_for(n, FS_LAMBDA(int i) {
-            const int cell = grid.cell_of(pos[i]);
-            cell_of[i] = cell;
-            rank[i] = atomic_add(&count[cell], 1);
-        });
-        exec_.exclusive_scan(cell_count_.cview(), cell_start_.view());
-
-        auto start = cell_start_.cview();
-        auto order = order_.view();
-        auto cell_of_c = cell_of_.cview();
-        auto rank_c = rank_.cview();
-        exec_.parallel_for(n, FS_LAMBDA(int i) { order[start[cell_of_c[i]] + rank_c[i]] = i; });
-        exec_.parallel_for(cells, FS_LAMBDA(int c2) {
-            for (int a = start[c2] + 1; a < start[c2 + 1]; ++a) {
-                const int v = order[a];
-                int b = a;
-                for (; b > start[c2] && order[b - 1] > v; --b) order[b] = order[b - 1];
-                order[b] = v;
-            }
-        });
-
         auto vel = vel_.cview();
         auto mass = mass_.cview();
         auto id = id_.cview();
@@ -118,9 +88,8 @@ public:
         auto vel2 = vel_new_.view();
         auto mass2 = mass_alt_.view();
         auto id2 = id_alt_.view();
-        auto order_c = order_.cview();
-        exec_.parallel_for(n, FS_LAMBDA(int s) {
-            const int i = order_c[s];
+        exec_.parallel_for(size(), FS_LAMBDA(int s) {
+            const int i = order[s];
             pos2[s] = pos[i];
             vel2[s] = vel[i];
             mass2[s] = mass[i];
@@ -132,11 +101,10 @@ public:
         std::swap(id_, id_alt_);
     }
 
-    GridNeighbors grid_neighbors(const Config& c) const {
-        return {GridSpec{c.grid_side}, c.boundary == kPeriodic, cell_start_.cview(), pos_.cview(),
-                vel_.cview(), id_.cview()};
+    grid::Neighbors2 grid_neighbors(const Config& c) const {
+        return {c.grid, c.boundary == kPeriodic, sort_.cell_start(), pos_.cview()};
     }
-    BruteNeighbors brute_neighbors() const { return {pos_.cview(), vel_.cview(), id_.cview()}; }
+    grid::AllPairs all_pairs() const { return {size()}; }
 
     // seed 000, "collisions": each particle picks its nearest approaching neighbour; pairs that
     // picked each other collide (one impulse each, see collision_velocity). A pair that did not
@@ -152,7 +120,7 @@ public:
         if (c.detector == kGrid)
             choose_partners(grid_neighbors(c), c.distance2, periodic);
         else
-            choose_partners(brute_neighbors(), c.distance2, periodic);
+            choose_partners(all_pairs(), c.distance2, periodic);
 
         auto partner = partner_.cview();
         auto pos = pos_.cview();
@@ -176,15 +144,16 @@ public:
         auto contacts = contacts_.view();
         auto pos = pos_.cview();
         auto vel = vel_.cview();
+        auto id = id_.cview();
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             const dvec2 xi = pos[i], vi = vel[i];
             Best best;
             int near = 0;
-            const int t = nb.for_each(i, [&](int j, dvec2 xj, dvec2 vj, int id_j) {
+            const int t = nb.for_each(i, [&](int j) {
                 double d2;
-                if (is_candidate(separation(xi, xj, periodic), vj - vi, distance2, d2)) {
+                if (is_candidate(separation(xi, pos[j], periodic), vel[j] - vi, distance2, d2)) {
                     near += j > i;
-                    best.consider(j, id_j, d2);
+                    best.consider(j, id[j], d2);
                 }
             });
             partner[i] = best.j;
@@ -245,7 +214,7 @@ public:
             grid_build(c);
             return list_pairs(grid_neighbors(c), c.distance2, periodic);
         }
-        return list_pairs(brute_neighbors(), c.distance2, periodic);
+        return list_pairs(all_pairs(), c.distance2, periodic);
     }
 
     // Two passes over the same visitor: count each particle's candidates of higher id, scan,
@@ -264,9 +233,9 @@ public:
             const dvec2 xi = pos[i], vi = vel[i];
             const int id_i = id[i];
             int k = 0;
-            nb.for_each(i, [&](int, dvec2 xj, dvec2 vj, int id_j) {
+            nb.for_each(i, [&](int j) {
                 double d2;
-                k += id_j > id_i && is_candidate(separation(xi, xj, periodic), vj - vi, distance2, d2);
+                k += id[j] > id_i && is_candidate(separation(xi, pos[j], periodic), vel[j] - vi, distance2, d2);
             });
             cnt[i] = k;
         });
@@ -283,11 +252,11 @@ public:
             const dvec2 xi = pos[i], vi = vel[i];
             const int id_i = id[i];
             int k = off[i];
-            nb.for_each(i, [&](int, dvec2 xj, dvec2 vj, int id_j) {
+            nb.for_each(i, [&](int j) {
                 double d2;
-                if (id_j > id_i && is_candidate(separation(xi, xj, periodic), vj - vi, distance2, d2)) {
+                if (id[j] > id_i && is_candidate(separation(xi, pos[j], periodic), vel[j] - vi, distance2, d2)) {
                     fa[k] = id_i;
-                    fb[k] = id_j;
+                    fb[k] = id[j];
                     ++k;
                 }
             });
@@ -316,10 +285,7 @@ private:
     Buffer<int> id_alt_{kSpace};
     // Per particle: chosen partner (array index), pair tests made, candidates of higher index.
     Buffer<int> partner_{kSpace}, tests_{kSpace}, contacts_{kSpace};
-    // The search grid: each particle's cell and rank in it, cell counts and starts, the
-    // permutation into cell order.
-    Buffer<int> cell_of_{kSpace}, rank_{kSpace}, cell_count_{kSpace}, cell_start_{kSpace};
-    Buffer<int> order_{kSpace};
+    grid::CellSort<Exec> sort_;
 };
 
 }  // namespace fs::euler

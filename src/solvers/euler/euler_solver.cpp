@@ -130,15 +130,6 @@ void EulerSolver::read_field(std::string_view name, std::vector<double>& out) co
     }
 }
 
-int EulerSolver::grid_side_for(double distance, long long n) {
-    // Cells a little over twice the collision distance wide (GridNeighbors searches the 2x2 block
-    // on the particle's side of its cell), and at most about two per particle: finer cells past
-    // that only cost memory and scan time.
-    const double by_distance = std::floor(1.0 / (2.000001 * distance));
-    const double by_count = std::ceil(std::sqrt(2.0 * static_cast<double>(n)));
-    return static_cast<int>(std::max(1.0, std::min({by_distance, by_count, 46340.0})));
-}
-
 Config EulerSolver::config() const {
     Config c;
     c.tau = s_.tau;
@@ -151,7 +142,7 @@ Config EulerSolver::config() const {
     c.detector = s_.detector;
     c.distance2 = s_.collision_distance * s_.collision_distance;
     c.restitution = s_.restitution;
-    c.grid_side = grid_side_for(s_.collision_distance, particle_count());
+    c.grid = grid::make_grid({0.0, 0.0}, {1.0, 1.0}, s_.collision_distance, particle_count());
     return c;
 }
 
@@ -183,7 +174,7 @@ void EulerSolver::do_reset() {
 void EulerSolver::set_state(const HostState& s) {
     if (!engine_) engine_ = make_engine(backend());
     engine_->upload(s);
-    s_.grid_side = grid_side_for(s_.collision_distance, particle_count());
+    s_.grid_side = config().grid.nx;
 }
 
 namespace {
@@ -227,7 +218,7 @@ std::vector<int> EulerSolver::partners() const {
 
 void EulerSolver::run_stage(int index) {
     const Config c = config();
-    s_.grid_side = c.grid_side;
+    s_.grid_side = c.grid.nx;
     engine_->run_stage(index, c);
 }
 

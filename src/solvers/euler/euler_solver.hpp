@@ -72,7 +72,6 @@ protected:
 
 private:
     Config config() const;
-    static int grid_side_for(double distance, long long n);
 
     Settings s_;
     std::unique_ptr<Engine> engine_;

@@ -1,0 +1,73 @@
+// Counting sort of particles by grid cell, on either executor (the CUDA "particles" sample's
+// calcHash -> count -> scan -> reorder): after build(), order()[s] is the particle that belongs
+// in slot s and cell_start() gives each cell's range of slots. Within a cell particles keep
+// their previous relative order (an insertion sort of each cell's few entries undoes the
+// scheduling-dependent order of the atomic counts), so the permutation is the same for any
+// thread count and on both backends. Solvers then permute their own arrays with gather().
+#pragma once
+
+#include <utility>
+
+#include "core/buffer.hpp"
+#include "solvers/common/grid2d.hpp"
+
+namespace fs::grid {
+
+template <class Exec>
+class CellSort {
+public:
+    static constexpr MemorySpace kSpace = Exec::space;
+
+    void build(Exec& exec, const Grid2& grid, View<const dvec2> pos) {
+        const int n = pos.size;
+        const int cells = grid.cells();
+        cell_count_.resize(static_cast<std::size_t>(cells) + 1);
+        cell_start_.resize(static_cast<std::size_t>(cells) + 1);
+        for (Buffer<int>* b : {&cell_of_, &rank_, &order_}) b->resize(static_cast<std::size_t>(n));
+        auto count = cell_count_.view();
+        exec.parallel_for(cells + 1, FS_LAMBDA(int c) { count[c] = 0; });
+
+        auto cell_of = cell_of_.view();
+        auto rank = rank_.view();
+        exec.parallel_for(n, FS_LAMBDA(int i) {
+            const int c = grid.cell_of(pos[i]);
+            cell_of[i] = c;
+            rank[i] = atomic_add(&count[c], 1);
+        });
+        exec.exclusive_scan(cell_count_.cview(), cell_start_.view());
+
+        auto start = cell_start_.cview();
+        auto order = order_.view();
+        auto cell_of_c = cell_of_.cview();
+        auto rank_c = rank_.cview();
+        exec.parallel_for(n, FS_LAMBDA(int i) { order[start[cell_of_c[i]] + rank_c[i]] = i; });
+        exec.parallel_for(cells, FS_LAMBDA(int c) {
+            for (int a = start[c] + 1; a < start[c + 1]; ++a) {
+                const int v = order[a];
+                int b = a;
+                for (; b > start[c] && order[b - 1] > v; --b) order[b] = order[b - 1];
+                order[b] = v;
+            }
+        });
+    }
+
+    View<const int> order() const { return order_.cview(); }
+    View<const int> cell_start() const { return cell_start_.cview(); }
+
+    // data[s] = old data[order[s]], through `scratch` (which ends up holding the old data).
+    template <class T>
+    void gather(Exec& exec, Buffer<T>& data, Buffer<T>& scratch) const {
+        scratch.resize(data.size());
+        auto src = data.cview();
+        auto dst = scratch.view();
+        auto order = order_.cview();
+        exec.parallel_for(src.size, FS_LAMBDA(int s) { dst[s] = src[order[s]]; });
+        std::swap(data, scratch);
+    }
+
+private:
+    Buffer<int> cell_of_{kSpace}, rank_{kSpace}, cell_count_{kSpace}, cell_start_{kSpace};
+    Buffer<int> order_{kSpace};
+};
+
+}  // namespace fs::grid
