@@ -154,6 +154,42 @@ TEST(SimulationHost, ABlowUpPausesAtTheLastGoodStepNamingTheQuantity) {
     EXPECT_LE(s.stats.get("max_speed") * 0.01, 1.0) << "the restored state is the good one";
 }
 
+TEST(SimulationHost, QAndETurnTheBarrierAtItsRate) {
+    fs::HostConfig c;
+    c.scene = std::string(FS_SOURCE_DIR) + "/scenes/sph_barrier.json";
+    c.start_running = false;
+    fs::SimulationHost host(c);
+    const double a0 = host.status().params["barrier_angle"].get<double>();
+    const double rate = host.status().params["barrier_rotation_rate"].get<double>();
+    for (int f = 0; f < 30; ++f) ASSERT_TRUE(host.rotate_barrier(+1.0, 1.0 / 30.0));  // Q held 1 s
+    host.wait_idle();
+    EXPECT_NEAR(host.status().params["barrier_angle"].get<double>(), a0 + rate, 1e-9);
+    for (int f = 0; f < 15; ++f) host.rotate_barrier(-1.0, 1.0 / 30.0);  // E held 0.5 s
+    host.time_step(1);
+    host.wait_idle();
+    EXPECT_NEAR(host.status().params["barrier_angle"].get<double>(), a0 + 0.5 * rate, 1e-9);
+    EXPECT_NEAR(host.status().stats.get("barrier_angle"), a0 + 0.5 * rate, 1e-9);
+    // A scene without a barrier says so.
+    fs::SimulationHost euler(tutorial(false));
+    EXPECT_FALSE(euler.rotate_barrier(1.0, 0.1));
+}
+
+TEST(SimulationHost, RealTimeKeepsSimulatedTimeWithTheClock) {
+    fs::HostConfig c = tutorial(true);
+    c.realtime = true;
+    fs::SimulationHost host(c);
+    const auto start = std::chrono::steady_clock::now();
+    for (int f = 0; f < 30; ++f) {
+        host.frame_tick();
+        host.wait_idle();
+        std::this_thread::sleep_until(start + std::chrono::milliseconds(1000 * (f + 1) / 60));
+    }
+    // tau = 0.005 s: about 3-4 steps per 1/60 s frame, never fewer than one.
+    const auto s = host.status();
+    EXPECT_GT(s.steps, 30);
+    EXPECT_GT(s.time, 0.25);
+}
+
 TEST(SimulationHost, SavedSceneLoadsBackToTheSameParameters) {
     fs_test::TempDir dir("save");
     fs::SimulationHost host(tutorial(false));

@@ -49,7 +49,7 @@ TEST(Window, KeyDTurnsGravityToTheRight) {
     // Open box, no collisions: momentum changes only through gravity, by M g tau per step.
     TempDir dir("keys");
     const std::string stats = dir / "s.jsonl";
-    const auto r = run_window("--size 800x600 --keys '+5 D' --frames 90 --set boundary=open "
+    const auto r = run_window("--size 800x600 --step-per-frame --keys '+5 D' --frames 90 --set boundary=open "
                               "--set collisions=false --stats " + stats);
     ASSERT_EQ(r.status, 0) << r.output;
     std::ifstream in(stats);
@@ -66,6 +66,19 @@ TEST(Window, KeyDTurnsGravityToTheRight) {
     const std::size_t last = lines.size() - 1;
     EXPECT_NEAR(change(last, 0), per_step, 1e-6 * per_step) << "D did not turn gravity right";
     EXPECT_NEAR(change(last, 1), 0.0, 1e-6 * per_step);
+}
+
+TEST(Window, QRotatesTheBarrierInTheSphScene) {
+    // Q held for 30 frames of a key script (1/30 s each): +45 degrees at 45 deg/s.
+    TempDir dir("barrier");
+    const std::string stats = dir / "s.jsonl";
+    const auto r = run_window("sph_barrier --size 800x600 --step-per-frame --keys 'Q*30 +3' --stats " + stats);
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::ifstream in(stats);
+    std::string line, last;
+    while (std::getline(in, line)) last = line;
+    ASSERT_FALSE(last.empty());
+    EXPECT_NEAR(nlohmann::json::parse(last)["barrier_angle"].get<double>(), 30.0 + 45.0, 1e-9);
 }
 
 TEST(Window, RecordsGifAndMp4) {

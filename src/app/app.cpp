@@ -26,6 +26,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <limits>
 #include <optional>
 
 #include "app/actions.hpp"
@@ -230,16 +231,9 @@ void App::apply(Action a) {
     }
 }
 
-// Q/E: the barrier (or the selected obstacle) turns while the key is held, at the scene's rate.
+// Q/E: the barrier turns while the key is held, at the scene's rate.
 void App::hold_rotation(double direction, double dt) {
-    if (!status_.params.contains("barrier_angle")) {
-        note("this scene has no barrier to rotate");
-        return;
-    }
-    const double rate = status_.params.value("barrier_rotation_rate", 45.0);
-    const double angle = status_.params["barrier_angle"].get<double>() + direction * rate * dt;
-    status_.params["barrier_angle"] = angle;  // so held keys accumulate before the host answers
-    host_.set_param("barrier_angle", angle);
+    if (!host_.rotate_barrier(direction, dt)) note("this scene has no barrier to rotate");
 }
 
 void App::handle_event(const SDL_Event& e) {
@@ -299,10 +293,16 @@ void App::update_frame_data() {
     particles_.upload(frame_.count, frame_.position.data(), frame_.scalar.data());
     frame_uploaded_ = true;
     dimension_ = frame_.dimension;
-    if (!frame_.scalar.empty()) {
-        const auto [lo, hi] = std::minmax_element(frame_.scalar.begin(), frame_.scalar.end());
-        data_range_[0] = *lo;
-        data_range_[1] = *hi > *lo ? *hi : *lo + 1e-6f;
+    // The auto range over the drawn values (boundary particles are NaN: skipped).
+    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+    for (float v : frame_.scalar)
+        if (std::isfinite(v)) {
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+    if (lo <= hi) {
+        data_range_[0] = lo;
+        data_range_[1] = hi > lo ? hi : lo + 1e-6f;
     }
 }
 
@@ -502,9 +502,17 @@ void App::ui_simulation() {
         ImGui::SameLine();
         ImGui::TextColored(ImVec4(1.0f, 0.7f, 0.3f, 1.0f), "changes apply on Reset");
     }
-    int spf = status_.steps_per_frame;
-    ImGui::SetNextItemWidth(140);
-    if (ImGui::SliderInt("steps per frame", &spf, 1, 100)) host_.set_steps_per_frame(spf);
+    bool realtime = status_.realtime;
+    if (ImGui::Checkbox("real time", &realtime)) host_.set_realtime(realtime);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Each frame runs steps until the simulated time keeps pace with the clock\n"
+                          "(slower when the steps do not fit in a frame)");
+    if (!realtime) {
+        int spf = status_.steps_per_frame;
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(100);
+        if (ImGui::SliderInt("steps/frame", &spf, 1, 200)) host_.set_steps_per_frame(spf);
+    }
     ImGui::Text("t = %.5g s   step %lld", status_.time, static_cast<long long>(status_.steps));
 
     ImGui::Separator();
@@ -851,7 +859,9 @@ int App::run() {
                 }
             }
         }
-        const bool last_frame = o_.frames > 0 && frame_index_ >= o_.frames && script_at_ >= script_.size();
+        // --frames N closes after N frames; a key script alone closes when it ends.
+        const bool script_done = script_at_ >= script_.size();
+        const bool last_frame = script_done && (o_.frames > 0 ? frame_index_ >= o_.frames : !script_.empty());
         if (last_frame && !o_.screenshot_path.empty()) {
             int sw = 0, sh = 0;
             auto rgb = read_pixels(sw, sh);
@@ -893,6 +903,7 @@ int run_app(const Options& o) {
     config.stats_path = o.stats_path;
     config.export_path = o.export_path;
     config.export_every = o.export_every;
+    config.realtime = !o.fixed_steps;
     std::unique_ptr<SimulationHost> host;
     try {
         host = std::make_unique<SimulationHost>(config);

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <fstream>
 
 #include "core/memory.hpp"
@@ -43,6 +45,7 @@ SimulationHost::SimulationHost(const HostConfig& config) : initial_backend_(conf
     if (!config.stats_path.empty()) stats_writer_ = std::make_unique<StatsWriter>(config.stats_path);
     adopt(std::move(solver), std::move(scene));
     running_ = config.start_running;
+    realtime_ = config.realtime;
     if (!config.export_path.empty()) {
         export_every_ = std::max(1LL, config.export_every);
         usd_ = std::make_unique<UsdPointsWriter>(config.export_path,
@@ -221,6 +224,27 @@ void SimulationHost::set_steps_per_frame(int n) {
     steps_per_frame_ = std::max(1, n);
 }
 
+void SimulationHost::set_realtime(bool on) {
+    std::lock_guard lock(mutex_);
+    realtime_ = on;
+}
+
+bool SimulationHost::rotate_barrier(double direction, double seconds) {
+    double angle = 0.0, rate = 0.0;
+    {
+        std::lock_guard lock(mutex_);
+        const nlohmann::json& p = status_.params;
+        if (!p.contains("barrier_angle") || !p.contains("barrier_rotation_rate")) return false;
+        rate = p["barrier_rotation_rate"].get<double>();
+        angle = p["barrier_angle"].get<double>() + direction * rate * seconds;
+        // Held keys call this every frame, before the simulation thread has answered: keep the
+        // running value here so the turns add up.
+        status_.params["barrier_angle"] = angle;
+    }
+    set_param("barrier_angle", angle);
+    return true;
+}
+
 void SimulationHost::set_color_field(const std::string& name) {
     post([this, name] { color_field_ = name; });
 }
@@ -283,6 +307,10 @@ void SimulationHost::with_solver(std::function<void(Solver&)> f) {
 void SimulationHost::frame_tick() {
     {
         std::lock_guard lock(mutex_);
+        const auto now = std::chrono::steady_clock::now();
+        if (last_tick_.time_since_epoch().count() != 0)
+            frame_seconds_ = std::clamp(std::chrono::duration<double>(now - last_tick_).count(), 1e-3, 0.1);
+        last_tick_ = now;
         if (!running_) return;
         ++frames_pending_;
     }
@@ -357,13 +385,24 @@ void SimulationHost::run() {
         const bool take_frame = running_ && frames_pending_ > 0;
         frames_pending_ = 0;
         const int steps = steps_per_frame_;
+        const bool realtime = realtime_;
+        const double frame_seconds = frame_seconds_;
         busy_ = true;
         lock.unlock();
 
         for (auto& command : commands) command();
         if (take_frame) {
-            for (int k = 0; k < steps; ++k) {
+            // Real time: simulated time keeps pace with the wall clock, as long as the steps
+            // fit in most of a frame; past that the simulation runs slower than real time
+            // rather than stalling the frames.
+            const double t0 = solver_->time();
+            const auto start = std::chrono::steady_clock::now();
+            for (int k = 0; realtime || k < steps; ++k) {
                 step_once();
+                if (realtime) {
+                    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                    if (solver_->time() - t0 >= frame_seconds || wall > 0.8 * frame_seconds) break;
+                }
                 std::lock_guard guard(mutex_);
                 if (!running_ || quit_ || !queue_.empty()) break;
             }
@@ -407,6 +446,15 @@ void SimulationHost::publish() {
         frame.scalar[static_cast<std::size_t>(i)] = static_cast<float>(v);
     }
     frame.color_field = color_field_;
+    // Boundary particles (solvers with a "kind" field: 0 is fluid) are drawn in neutral grey.
+    bool has_kind = false;
+    for (const auto& f : solver_->fields()) has_kind |= f.name == "kind";
+    if (has_kind) {
+        solver_->read_field("kind", buf);
+        for (int i = 0; i < frame.count; ++i)
+            if (buf[static_cast<std::size_t>(i)] != 0.0)
+                frame.scalar[static_cast<std::size_t>(i)] = std::numeric_limits<float>::quiet_NaN();
+    }
 
     std::lock_guard lock(mutex_);
     frame.version = frame_.version + 1;
@@ -418,6 +466,7 @@ void SimulationHost::publish() {
     s.solver = std::string(solver_->kind());
     s.backend = solver_->backend();
     s.running = running_;
+    s.realtime = realtime_;
     s.steps_per_frame = steps_per_frame_;
     s.steps = solver_->step_count();
     s.time = solver_->time();
@@ -437,6 +486,7 @@ SimStatus SimulationHost::status() const {
     std::lock_guard lock(mutex_);
     SimStatus s = status_;
     s.running = running_;
+    s.realtime = realtime_;
     s.steps_per_frame = steps_per_frame_;
     return s;
 }

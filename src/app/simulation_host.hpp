@@ -4,6 +4,7 @@
 // particle data to draw. Nothing here knows of windows or OpenGL.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -52,6 +53,7 @@ struct SimStatus {
     std::string scene_path, scene_title, scene_description, solver;
     Backend backend = Backend::Cpu;
     bool running = false;
+    bool realtime = false;
     int steps_per_frame = 1;
     std::int64_t steps = 0;
     double time = 0.0;
@@ -85,6 +87,7 @@ struct HostConfig {
     std::string export_path;        // --export
     long long export_every = 1;
     bool start_running = true;
+    bool realtime = false;
 };
 
 class SimulationHost {
@@ -106,6 +109,12 @@ public:
     void set_param_text(const std::string& name, const std::string& text);
     void set_backend(Backend b);
     void set_steps_per_frame(int n);
+    // Real time: each frame runs steps until the simulated time has advanced by the frame's
+    // wall-clock time (within a time budget), instead of a fixed number of steps.
+    void set_realtime(bool on);
+    // Q/E: turns the scene's barrier (parameter barrier_angle) by its barrier_rotation_rate
+    // times `seconds`, counter-clockwise for direction +1. Returns false when there is none.
+    bool rotate_barrier(double direction, double seconds);
     void set_color_field(const std::string& name);
     void save_scene(const std::string& path);
     void start_export(const std::string& path, long long every);
@@ -155,6 +164,9 @@ private:
     bool quit_ = false;
     bool running_ = true;
     int steps_per_frame_ = 1;
+    bool realtime_ = false;
+    double frame_seconds_ = 1.0 / 60.0;  // wall time between the last two frame ticks
+    std::chrono::steady_clock::time_point last_tick_{};
     int frames_pending_ = 0;
     SimStatus status_;
     StatsHistory history_;

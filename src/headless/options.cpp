@@ -67,7 +67,10 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
                    "Esc or closing the window)");
     app.add_option("--keys", o.keys,
                    "Desktop window: a key script, e.g. \"D +30 Q*10 F12\" (a key per frame; +N waits N "
-                   "frames; KEY*N holds it N frames)");
+                   "frames; KEY*N holds it N frames, each counted as 1/30 s); the window closes when "
+                   "the script ends unless --frames says later");
+    app.add_flag("--step-per-frame", o.fixed_steps,
+                 "Desktop window: one step per frame instead of real time (for reproducible scripts)");
     std::string size;
     app.add_option("--size", size, "Desktop window size WIDTHxHEIGHT (default 1440x900)");
     app.add_flag("--bench", o.bench,

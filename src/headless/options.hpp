@@ -28,6 +28,7 @@ struct Options {
     long long frames = 0;  // window: close after this many frames (0: when the user closes it)
     std::string record_path;
     std::string keys;  // a key script for the window (tests, demos)
+    bool fixed_steps = false;  // window: one step per frame instead of real time (reproducible scripts)
     int width = 1440, height = 900;
 };
 

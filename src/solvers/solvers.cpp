@@ -1,6 +1,7 @@
 #include "solvers/solvers.hpp"
 
 #include "solvers/euler/euler_solver.hpp"
+#include "solvers/sph/sph_solver.hpp"
 
 namespace fs {
 
@@ -8,6 +9,8 @@ const std::vector<SolverKind>& solver_kinds() {
     static const std::vector<SolverKind> kinds = {
         {"euler", "2D particles: semi-explicit Euler, gravity, bouncing borders, collisions (grid or brute force)",
          [](Backend b) { return std::make_unique<euler::EulerSolver>(b); }},
+        {"sph", "2D weakly compressible SPH: Tait pressure, boundary particles, artificial viscosity, a rotating barrier",
+         [](Backend b) { return std::make_unique<sph::SphSolver>(b); }},
     };
     return kinds;
 }

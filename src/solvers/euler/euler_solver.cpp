@@ -1,5 +1,7 @@
 #include "solvers/euler/euler_solver.hpp"
 
+#include "core/blob.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -244,46 +246,24 @@ double EulerSolver::finish_step(Stats& out) {
     return s_.tau;
 }
 
-namespace {
-template <class T>
-void put(std::vector<char>& out, const std::vector<T>& v) {
-    const std::size_t n = v.size();
-    const char* p = reinterpret_cast<const char*>(&n);
-    out.insert(out.end(), p, p + sizeof n);
-    p = reinterpret_cast<const char*>(v.data());
-    out.insert(out.end(), p, p + n * sizeof(T));
-}
-template <class T>
-void get(const std::vector<char>& in, std::size_t& at, std::vector<T>& v) {
-    std::size_t n = 0;
-    if (at + sizeof n > in.size()) throw std::runtime_error("euler: truncated state");
-    std::memcpy(&n, in.data() + at, sizeof n);
-    at += sizeof n;
-    if (at + n * sizeof(T) > in.size()) throw std::runtime_error("euler: truncated state");
-    v.resize(n);
-    std::memcpy(v.data(), in.data() + at, n * sizeof(T));
-    at += n * sizeof(T);
-}
-}  // namespace
-
 // The engine's arrays as they are (not sorted by id), so a restored run continues bit for bit.
 void EulerSolver::save_state(std::vector<char>& out) const {
     HostState s;
     engine_->download(s);
     out.clear();
-    put(out, s.pos);
-    put(out, s.vel);
-    put(out, s.mass);
-    put(out, s.id);
+    blob::put(out, s.pos);
+    blob::put(out, s.vel);
+    blob::put(out, s.mass);
+    blob::put(out, s.id);
 }
 
 void EulerSolver::load_state(const std::vector<char>& in) {
     HostState s;
     std::size_t at = 0;
-    get(in, at, s.pos);
-    get(in, at, s.vel);
-    get(in, at, s.mass);
-    get(in, at, s.id);
+    blob::get(in, at, s.pos);
+    blob::get(in, at, s.vel);
+    blob::get(in, at, s.mass);
+    blob::get(in, at, s.id);
     set_state(s);
 }
 

@@ -1,0 +1,49 @@
+// The backend-facing half of the SPH solver: SphSolver owns the parameters and drives one
+// Engine (sph_pipeline.hpp, instantiated once per backend), which owns the particles.
+#pragma once
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "solvers/sph/sph_kernels.hpp"
+
+namespace fs::sph {
+
+// The stages of one step (seed 003, section 2, in order).
+enum Stage : int {
+    kNeighborSearch = 0,
+    kDensity,
+    kPressure,
+    kAccelerations,
+    kIntegrate,
+    kBoundary,
+    kStageCount
+};
+
+// All particles in host memory, fluid and boundary alike. `offset` is a barrier particle's
+// position relative to the barrier's centre at angle 0 (unused for the others).
+struct HostState {
+    std::vector<dvec2> pos, vel, offset;
+    std::vector<double> density, pressure;
+    std::vector<int> kind, id;
+};
+
+class Engine {
+public:
+    virtual ~Engine() = default;
+    virtual void upload(const HostState& s) = 0;
+    virtual void download(HostState& s) const = 0;
+    virtual int size() const = 0;
+    virtual void run_stage(int stage, const Config& c) = 0;
+    virtual Sums sums(const Config& c) = 0;
+    // Every pair of ids (i < j) closer than h, found through the grid (grid = true) or by
+    // brute force, sorted. For tests; allocates.
+    virtual std::vector<std::pair<int, int>> neighbor_pairs(const Config& c, bool grid) = 0;
+    virtual void synchronize() = 0;
+};
+
+std::unique_ptr<Engine> make_cpu_engine();
+std::unique_ptr<Engine> make_cuda_engine();
+
+}  // namespace fs::sph

@@ -1,0 +1,142 @@
+// Per-particle bodies of the WCSPH solver (seed 003: the 2D WCSPH assignment, after Koschier et
+// al., "Smoothed Particle Hydrodynamics Techniques for the Physics Based Simulation of Fluids
+// and Solids", Eurographics 2019 tutorial), shared by the CPU and CUDA pipelines.
+#pragma once
+
+#include <cmath>
+
+#include <glm/glm.hpp>
+
+#include "core/hd.hpp"
+#include "solvers/common/grid2d.hpp"
+
+namespace fs::sph {
+
+using glm::dvec2;
+
+// What a particle is. Boundary particles (walls and the barrier) are fixed or moved
+// kinematically; they take part in density and forces but are never integrated.
+enum Kind : int { kFluid = 0, kWall = 1, kBarrier = 2 };
+
+// How boundary particles enter density and pressure forces.
+enum BoundaryModel : int {
+    kAssignment = 0,        // seed 003, 2.4: density rho0, pressure 0
+    kPressureMirroring = 1  // Adami, Hu and Adams 2012: pressure extrapolated from the fluid
+};
+
+// The 2D cubic spline of seed 003, 2.1, with support radius h (q = r/h):
+//   W(r, h) = 40/(7 pi h^2) * { 6(q^3 - q^2) + 1   for 0 <= q < 1/2
+//                               2(1 - q)^3          for 1/2 <= q < 1
+//                               0                   otherwise }
+template <class T>
+struct CubicSpline {
+    T h;
+    FS_HDI T sigma() const { return T(40) / (T(7) * T(3.14159265358979323846) * h * h); }
+    FS_HDI T W(T r) const {
+        const T q = r / h;
+        if (q < T(0.5)) return sigma() * (T(6) * (q * q * q - q * q) + T(1));
+        if (q < T(1)) {
+            const T a = T(1) - q;
+            return sigma() * T(2) * a * a * a;
+        }
+        return T(0);
+    }
+    // dW/dr.
+    FS_HDI T dW(T r) const {
+        const T q = r / h;
+        if (q < T(0.5)) return sigma() / h * (T(18) * q * q - T(12) * q);
+        if (q < T(1)) {
+            const T a = T(1) - q;
+            return -sigma() / h * T(6) * a * a;
+        }
+        return T(0);
+    }
+    // grad_i W(|x_i - x_j|, h) for x_ij = x_i - x_j: dW/dr * x_ij / r (zero at r = 0).
+    FS_HDI glm::vec<2, T> grad(glm::vec<2, T> xij) const {
+        const T r = std::sqrt(xij.x * xij.x + xij.y * xij.y);
+        if (!(r > T(0))) return {T(0), T(0)};
+        return (dW(r) / r) * xij;
+    }
+};
+
+// Tait equation (seed 003, 2.2): p = B((rho/rho0)^gamma - 1), with B = rho0 c_s^2 / gamma so that
+// the speed of sound c_s (dp/drho at rest) is the one number a user sets.
+FS_HDI double tait_pressure(double rho, double rho0, double B, double gamma) {
+    return B * (std::pow(rho / rho0, gamma) - 1.0);
+}
+// Its inverse, for boundary particles that take a mirrored pressure.
+FS_HDI double tait_density(double p, double rho0, double B, double gamma) {
+    return rho0 * std::pow(p / B + 1.0, 1.0 / gamma);
+}
+
+// Everything a stage needs, as plain values.
+struct Config {
+    double dt = 1e-4;
+    double h = 0.02;           // kernel support radius (m)
+    double mass = 0.1;         // particle mass (kg): rho0 * spacing^2 (2D, per unit depth)
+    double rho0 = 1000.0;
+    double B = 1e5;            // Tait stiffness (Pa)
+    double gamma = 7.0;
+    double c_s = 30.0;         // speed of sound (m/s)
+    double alpha = 0.8;        // Monaghan viscosity
+    double epsilon = 0.01;
+    dvec2 gravity{0.0, -9.81};
+    bool clamp_density = true;
+    int boundary_model = kPressureMirroring;
+    dvec2 barrier_center{0.5, 0.5};
+    double barrier_angle = 0.0;  // radians
+    grid::Grid2 grid;
+};
+
+// The force terms between particle i and a neighbour j, per unit mass of i, for x_ij = x_i - x_j
+// and v_ij = v_i - v_j (seed 003, 2.3 and 2.5):
+//   pressure:  -m (p_i/rho_i^2 + p_j/rho_j^2) grad_i W_ij
+//   viscosity: -m Pi_ij grad_i W_ij, with Pi_ij = -(2 alpha h c_s / (rho_i + rho_j))
+//              (v_ij . x_ij) / (|x_ij|^2 + epsilon h^2), only when v_ij . x_ij < 0.
+// The document writes epsilon h in the denominator; |x_ij|^2 is a squared length, so we use
+// epsilon h^2 (Monaghan 1992, as in Koschier et al.). Every factor is symmetric in i and j and
+// grad_j W_ji = -grad_i W_ij exactly, so the pair's forces cancel bit for bit: momentum is
+// conserved to round-off.
+FS_HDI dvec2 pair_acceleration(const Config& c, dvec2 xij, dvec2 vij, double rho_i, double rho_j,
+                               double p_i, double p_j) {
+    const CubicSpline<double> k{c.h};
+    const dvec2 g = k.grad(xij);
+    double coeff = p_i / (rho_i * rho_i) + p_j / (rho_j * rho_j);
+    const double vx = vij.x * xij.x + vij.y * xij.y;
+    if (vx < 0.0) {
+        const double r2 = xij.x * xij.x + xij.y * xij.y;
+        coeff += -(2.0 * c.alpha * c.h * c.c_s / (rho_i + rho_j)) * vx / (r2 + c.epsilon * c.h * c.h);
+    }
+    return -(c.mass * coeff) * g;
+}
+
+// Per-step sums for the stats, over fluid particles.
+struct Sums {
+    double kinetic_energy = 0.0;
+    dvec2 momentum{0.0, 0.0};
+    double max_speed2 = 0.0;
+    double density_sum = 0.0;
+    double density_max_error = -1e300;  // maxima start below any value
+    double pressure_max = -1e300;
+    long long neighbors = 0;
+    long long fluid = 0;
+    long long nonfinite = 0;
+};
+
+struct SumsOp {
+    FS_HDI Sums operator()(const Sums& a, const Sums& b) const {
+        Sums s;
+        s.kinetic_energy = a.kinetic_energy + b.kinetic_energy;
+        s.momentum = a.momentum + b.momentum;
+        s.max_speed2 = a.max_speed2 > b.max_speed2 ? a.max_speed2 : b.max_speed2;
+        s.density_sum = a.density_sum + b.density_sum;
+        s.density_max_error = a.density_max_error > b.density_max_error ? a.density_max_error : b.density_max_error;
+        s.pressure_max = a.pressure_max > b.pressure_max ? a.pressure_max : b.pressure_max;
+        s.neighbors = a.neighbors + b.neighbors;
+        s.fluid = a.fluid + b.fluid;
+        s.nonfinite = a.nonfinite + b.nonfinite;
+        return s;
+    }
+};
+
+}  // namespace fs::sph

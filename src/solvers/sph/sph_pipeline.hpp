@@ -1,0 +1,351 @@
+// The SPH step, written once over an executor (CpuExec or CudaExec). Kernel-launching members
+// are public: nvcc's host-device lambdas may not be defined in private members.
+#pragma once
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "core/buffer.hpp"
+#include "solvers/common/cell_sort.hpp"
+#include "solvers/sph/sph_engine.hpp"
+
+namespace fs::sph {
+
+template <class Exec>
+class Pipeline final : public Engine {
+public:
+    static constexpr MemorySpace kSpace = Exec::space;
+
+    void upload(const HostState& s) override {
+        pos_.copy_from_host(s.pos);
+        vel_.copy_from_host(s.vel);
+        offset_.copy_from_host(s.offset);
+        density_.copy_from_host(s.density);
+        pressure_.copy_from_host(s.pressure);
+        kind_.copy_from_host(s.kind);
+        id_.copy_from_host(s.id);
+        const std::size_t n = s.pos.size();
+        acc_.resize(n);
+        neighbors_.resize(n);
+        auto acc = acc_.view();
+        auto nb = neighbors_.view();
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            acc[i] = dvec2(0.0);
+            nb[i] = 0;
+        });
+    }
+
+    void download(HostState& s) const override {
+        pos_.copy_to_host(s.pos);
+        vel_.copy_to_host(s.vel);
+        offset_.copy_to_host(s.offset);
+        density_.copy_to_host(s.density);
+        pressure_.copy_to_host(s.pressure);
+        kind_.copy_to_host(s.kind);
+        id_.copy_to_host(s.id);
+    }
+
+    int size() const override { return static_cast<int>(pos_.size()); }
+
+    void run_stage(int stage, const Config& c) override {
+        switch (stage) {
+            case kNeighborSearch: neighbor_search(c); break;
+            case kDensity: density(c); break;
+            case kPressure: pressure(c); break;
+            case kAccelerations: accelerations(c); break;
+            case kIntegrate: integrate(c); break;
+            case kBoundary: boundary(c); break;
+            default: break;
+        }
+    }
+
+    // Counting sort by cell (the grid the Euler solver uses, solvers/common), then every
+    // per-particle array is permuted into cell order in one pass.
+    void neighbor_search(const Config& c) {
+        sort_.build(exec_, c.grid, pos_.cview());
+        auto order = sort_.order();
+        auto pos = pos_.cview();
+        auto vel = vel_.cview();
+        auto off = offset_.cview();
+        auto kind = kind_.cview();
+        auto id = id_.cview();
+        auto density = density_.cview();
+        auto pressure = pressure_.cview();
+        auto pos2 = pos_alt_.view_resized(size());
+        auto vel2 = vel_alt_.view_resized(size());
+        auto off2 = offset_alt_.view_resized(size());
+        auto kind2 = kind_alt_.view_resized(size());
+        auto id2 = id_alt_.view_resized(size());
+        auto density2 = density_alt_.view_resized(size());
+        auto pressure2 = pressure_alt_.view_resized(size());
+        exec_.parallel_for(size(), FS_LAMBDA(int s) {
+            const int i = order[s];
+            pos2[s] = pos[i];
+            vel2[s] = vel[i];
+            off2[s] = off[i];
+            kind2[s] = kind[i];
+            id2[s] = id[i];
+            density2[s] = density[i];
+            pressure2[s] = pressure[i];
+        });
+        pos_alt_.swap_into(pos_);
+        vel_alt_.swap_into(vel_);
+        offset_alt_.swap_into(offset_);
+        kind_alt_.swap_into(kind_);
+        id_alt_.swap_into(id_);
+        density_alt_.swap_into(density_);
+        pressure_alt_.swap_into(pressure_);
+    }
+
+    grid::Neighbors2 neighbors(const Config& c) const {
+        return {c.grid, false, sort_.cell_start(), pos_.cview()};
+    }
+
+    // seed 003, 2.1: rho_i = sum_j m_j W(|x_i - x_j|, h), over fluid and boundary neighbours
+    // and the particle itself.
+    void density(const Config& c) {
+        const auto nb = neighbors(c);
+        auto pos = pos_.cview();
+        auto kind = kind_.cview();
+        auto rho = density_.view();
+        auto count = neighbors_.view();
+        const CubicSpline<double> k{c.h};
+        const double m = c.mass, h2 = c.h * c.h;
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            if (kind[i] != kFluid) return;
+            const dvec2 xi = pos[i];
+            double sum = k.W(0.0);
+            int near = 0;
+            nb.for_each(i, [&](int j) {
+                const dvec2 d = xi - pos[j];
+                const double r2 = d.x * d.x + d.y * d.y;
+                if (r2 < h2) {
+                    sum += k.W(std::sqrt(r2));
+                    ++near;
+                }
+            });
+            rho[i] = m * sum;
+            count[i] = near;
+        });
+    }
+
+    // seed 003, 2.2: Tait pressure for the fluid (after the clamp rho = max(rho0, rho) of its
+    // debugging tips); boundary particles get density rho0 and pressure 0 (2.4), or with
+    // pressure mirroring (Adami, Hu and Adams 2012, eq. 27) the pressure extrapolated from the
+    // fluid around them, hydrostatics included:
+    //   p_b = (sum_f p_f W_bf + g . sum_f rho_f (x_b - x_f) W_bf) / sum_f W_bf,
+    // and the density that pressure means by the inverse Tait equation.
+    void pressure(const Config& c) {
+        auto kind = kind_.cview();
+        auto rho = density_.view();
+        auto p = pressure_.view();
+        const double rho0 = c.rho0, B = c.B, gamma = c.gamma;
+        const bool clamp = c.clamp_density;
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            if (kind[i] == kFluid) {
+                if (clamp && rho[i] < rho0) rho[i] = rho0;
+                p[i] = tait_pressure(rho[i], rho0, B, gamma);
+            } else {
+                rho[i] = rho0;
+                p[i] = 0.0;
+            }
+        });
+        if (c.boundary_model != kPressureMirroring) return;
+        const auto nb = neighbors(c);
+        auto pos = pos_.cview();
+        const CubicSpline<double> k{c.h};
+        const double h2 = c.h * c.h;
+        const dvec2 g = c.gravity;
+        exec_.parallel_for(size(), FS_LAMBDA(int b) {
+            if (kind[b] == kFluid) return;
+            const dvec2 xb = pos[b];
+            double sw = 0.0, spw = 0.0;
+            dvec2 srw(0.0);
+            nb.for_each(b, [&](int f) {
+                if (kind[f] != kFluid) return;
+                const dvec2 d = xb - pos[f];
+                const double r2 = d.x * d.x + d.y * d.y;
+                if (r2 >= h2) return;
+                const double w = k.W(std::sqrt(r2));
+                sw += w;
+                spw += p[f] * w;
+                srw += (rho[f] * w) * d;
+            });
+            if (sw > 0.0) {
+                const double pb = std::max(0.0, (spw + g.x * srw.x + g.y * srw.y) / sw);
+                p[b] = pb;
+                rho[b] = tait_density(pb, rho0, B, gamma);
+            }
+        });
+    }
+
+    // seed 003, 2.3 and 2.5: a_i = g + sum_j pair_acceleration (pressure + artificial viscosity).
+    void accelerations(const Config& c) {
+        const auto nb = neighbors(c);
+        auto pos = pos_.cview();
+        auto vel = vel_.cview();
+        auto kind = kind_.cview();
+        auto rho = density_.cview();
+        auto p = pressure_.cview();
+        auto acc = acc_.view();
+        const Config cfg = c;
+        const double h2 = c.h * c.h;
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            if (kind[i] != kFluid) {
+                acc[i] = dvec2(0.0);
+                return;
+            }
+            const dvec2 xi = pos[i], vi = vel[i];
+            const double rho_i = rho[i], p_i = p[i];
+            dvec2 a = cfg.gravity;
+            nb.for_each(i, [&](int j) {
+                const dvec2 xij = xi - pos[j];
+                if (xij.x * xij.x + xij.y * xij.y >= h2) return;
+                a += pair_acceleration(cfg, xij, vi - vel[j], rho_i, rho[j], p_i, p[j]);
+            });
+            acc[i] = a;
+        });
+    }
+
+    // Semi-implicit (symplectic) Euler, as the assignment: v += dt a, then x += dt v.
+    void integrate(const Config& c) {
+        auto pos = pos_.view();
+        auto vel = vel_.view();
+        auto acc = acc_.cview();
+        auto kind = kind_.cview();
+        const double dt = c.dt;
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            if (kind[i] != kFluid) return;
+            vel[i] += dt * acc[i];
+            pos[i] += dt * vel[i];
+        });
+    }
+
+    // The barrier follows its angle (seed 003, 3: E/Q rotate it): x = centre + R(angle) offset.
+    // It moves quasi-statically: its particles carry no velocity into the viscosity term.
+    void boundary(const Config& c) {
+        auto pos = pos_.view();
+        auto vel = vel_.view();
+        auto off = offset_.cview();
+        auto kind = kind_.cview();
+        const dvec2 centre = c.barrier_center;
+        const double cs = std::cos(c.barrier_angle), sn = std::sin(c.barrier_angle);
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            if (kind[i] != kBarrier) return;
+            const dvec2 o = off[i];
+            pos[i] = centre + dvec2(cs * o.x - sn * o.y, sn * o.x + cs * o.y);
+            vel[i] = dvec2(0.0);
+        });
+    }
+
+    Sums sums(const Config& c) override {
+        auto vel = vel_.cview();
+        auto pos = pos_.cview();
+        auto kind = kind_.cview();
+        auto rho = density_.cview();
+        auto p = pressure_.cview();
+        auto count = neighbors_.cview();
+        const double m = c.mass, rho0 = c.rho0;
+        return exec_.transform_reduce(
+            size(), Sums{},
+            FS_LAMBDA(int i) {
+                Sums s;
+                const dvec2 x = pos[i], v = vel[i];
+                s.nonfinite = std::isfinite(x.x + x.y + v.x + v.y) ? 0 : 1;
+                if (kind[i] != kFluid) return s;
+                const double v2 = v.x * v.x + v.y * v.y;
+                s.kinetic_energy = 0.5 * m * v2;
+                s.momentum = m * v;
+                s.max_speed2 = v2;
+                s.density_sum = rho[i];
+                s.density_max_error = (rho[i] - rho0) / rho0;
+                s.pressure_max = p[i];
+                s.neighbors = count[i];
+                s.fluid = 1;
+                return s;
+            },
+            SumsOp{});
+    }
+
+    std::vector<std::pair<int, int>> neighbor_pairs(const Config& c, bool use_grid) override {
+        if (use_grid) {
+            neighbor_search(c);
+            return list_pairs(neighbors(c), c.h);
+        }
+        return list_pairs(grid::AllPairs{size()}, c.h);
+    }
+
+    template <class Nb>
+    std::vector<std::pair<int, int>> list_pairs(const Nb nb, double h) {
+        const int n = size();
+        Buffer<int> count(kSpace, static_cast<std::size_t>(n) + 1);
+        Buffer<int> offset(kSpace, static_cast<std::size_t>(n) + 1);
+        auto cnt = count.view();
+        auto pos = pos_.cview();
+        auto id = id_.cview();
+        const double h2 = h * h;
+        exec_.parallel_for(n + 1, FS_LAMBDA(int i) { cnt[i] = 0; });
+        exec_.parallel_for(n, FS_LAMBDA(int i) {
+            int k = 0;
+            nb.for_each(i, [&](int j) {
+                const dvec2 d = pos[i] - pos[j];
+                k += id[j] > id[i] && d.x * d.x + d.y * d.y < h2;
+            });
+            cnt[i] = k;
+        });
+        exec_.exclusive_scan(count.cview(), offset.view());
+        std::vector<int> host_offset;
+        offset.copy_to_host(host_offset);
+        const int total = host_offset[static_cast<std::size_t>(n)];
+        Buffer<int> first(kSpace, static_cast<std::size_t>(total));
+        Buffer<int> second(kSpace, static_cast<std::size_t>(total));
+        auto off = offset.cview();
+        auto fa = first.view();
+        auto fb = second.view();
+        exec_.parallel_for(n, FS_LAMBDA(int i) {
+            int k = off[i];
+            nb.for_each(i, [&](int j) {
+                const dvec2 d = pos[i] - pos[j];
+                if (id[j] > id[i] && d.x * d.x + d.y * d.y < h2) {
+                    fa[k] = id[i];
+                    fb[k] = id[j];
+                    ++k;
+                }
+            });
+        });
+        std::vector<int> a, b;
+        first.copy_to_host(a);
+        second.copy_to_host(b);
+        std::vector<std::pair<int, int>> pairs(a.size());
+        for (std::size_t k = 0; k < a.size(); ++k) pairs[k] = {a[k], b[k]};
+        std::sort(pairs.begin(), pairs.end());
+        return pairs;
+    }
+
+    void synchronize() override { exec_.synchronize(); }
+
+private:
+    // A second buffer of the same kind, for permuting into.
+    template <class T>
+    struct Alt {
+        Buffer<T> buf{kSpace};
+        View<T> view_resized(int n) {
+            buf.resize(static_cast<std::size_t>(n));
+            return buf.view();
+        }
+        void swap_into(Buffer<T>& b) { std::swap(buf, b); }
+    };
+
+    Exec exec_;
+    // Particles in cell order after neighbor_search (id_ says who is who).
+    Buffer<dvec2> pos_{kSpace}, vel_{kSpace}, acc_{kSpace}, offset_{kSpace};
+    Buffer<double> density_{kSpace}, pressure_{kSpace};
+    Buffer<int> kind_{kSpace}, id_{kSpace}, neighbors_{kSpace};
+    Alt<dvec2> pos_alt_, vel_alt_, offset_alt_;
+    Alt<double> density_alt_, pressure_alt_;
+    Alt<int> kind_alt_, id_alt_;
+    grid::CellSort<Exec> sort_;
+};
+
+}  // namespace fs::sph

@@ -1,0 +1,374 @@
+#include "solvers/sph/sph_solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <string>
+
+#include "core/blob.hpp"
+
+namespace fs::sph {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+std::vector<std::size_t> by_id(const std::vector<int>& id) {
+    std::vector<std::size_t> order(id.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return id[a] < id[b]; });
+    return order;
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> make_engine(Backend b) {
+    return b == Backend::Cuda ? make_cuda_engine() : make_cpu_engine();
+}
+
+SphSolver::SphSolver(Backend backend) : Solver(backend) {
+    auto& r = params_;
+    r.add_real({"spacing", "Particle spacing", "Particles", "m",
+                "Distance between neighbouring particles at rest; sets the particle mass "
+                "rho0 * spacing^2.", 1e-4, 0.1, false, true},
+               &s_.spacing);
+    r.add_real({"support_factor", "Support / spacing", "Particles", "",
+                "Kernel support radius h in particle spacings (seed 003, 2.1: W vanishes for r >= h).",
+                1.2, 4.0, false, true},
+               &s_.support_factor);
+    r.add_vec({"domain_size", "Box size", "Scene", "m", "Width and height of the box.", 0.05, 100, false, true},
+              s_.domain_size, 2);
+    r.add_vec({"fluid_box", "Fluid block", "Scene", "m", "x0, y0, x1, y1 of the block of fluid.", -100, 100,
+               false, true},
+              s_.fluid_box, 4);
+    r.add_vec({"fluid_box_2", "Second fluid block", "Scene", "m",
+               "x0, y0, x1, y1 of a second block (empty when x1 <= x0).", -100, 100, false, true},
+              s_.fluid_box_2, 4);
+    r.add_vec({"initial_velocity", "Initial velocity", "Scene", "m/s", "Velocity of the fluid at the start.",
+               -100, 100, false, true},
+              s_.initial_velocity, 2);
+    r.add_real({"velocity_noise", "Velocity noise", "Scene", "m/s",
+                "Random initial velocity per component, uniform in [-v, v].", 0, 100, false, true},
+               &s_.velocity_noise);
+    r.add_int({"seed", "Random seed", "Scene", "", "Seed of the velocity noise.", 0, 9e15, false, true}, &s_.seed);
+    r.add_real({"rest_density", "Rest density", "Fluid", "kg/m^3", "rho0 of the Tait equation (seed 003, 2.2).",
+                1, 1e5, false, true},
+               &s_.rest_density);
+    r.add_real({"speed_of_sound", "Speed of sound", "Fluid", "m/s",
+                "c_s: sets the stiffness B = rho0 c_s^2 / gamma of the Tait equation (seed 003, 2.2), "
+                "the artificial viscosity and the time step. About 10x the fastest flow keeps density "
+                "errors near 1%.", 0.1, 1e4},
+               &s_.speed_of_sound);
+    r.add_real({"gamma", "Tait exponent", "Fluid", "", "gamma of p = B((rho/rho0)^gamma - 1) (seed 003: 7).", 1, 10},
+               &s_.gamma);
+    r.add_real({"viscosity_alpha", "Viscosity alpha", "Fluid", "",
+                "Monaghan artificial viscosity alpha (seed 003, 2.5: 0.8).", 0, 10},
+               &s_.viscosity_alpha);
+    r.add_real({"viscosity_epsilon", "Viscosity epsilon", "Fluid", "",
+                "Keeps Pi_ij finite for close pairs: |x_ij|^2 + epsilon h^2 (seed 003, 2.5: 0.01).", 1e-6, 1},
+               &s_.viscosity_epsilon);
+    r.add_bool({"clamp_density", "Clamp density", "Fluid", "",
+                "rho = max(rho0, rho) before the pressure (seed 003, debugging tips): no suction at "
+                "free surfaces."},
+               &s_.clamp_density);
+    r.add_real({"gravity", "Gravity", "Forces", "m/s^2", "Magnitude of gravity. W/A/S/D turn it.", 0, 1e3},
+               &s_.gravity);
+    r.add_vec({"gravity_direction", "Gravity direction", "Forces", "",
+               "Direction of gravity (normalised before use; zero turns gravity off).", -1, 1},
+              s_.gravity_direction, 2);
+    r.add_choice({"boundary_model", "Boundary model", "Boundary", "",
+                  "assignment: boundary particles at rho0 with pressure 0 (seed 003, 2.4); "
+                  "pressure_mirroring: they take the pressure of the fluid around them plus the "
+                  "hydrostatic part (Adami, Hu and Adams 2012), so a tank at rest has the right "
+                  "pressure at its bottom."},
+                 {"assignment", "pressure_mirroring"}, &s_.boundary_model);
+    r.add_int({"boundary_layers", "Wall layers", "Boundary", "",
+               "Layers of wall particles (seed 003: three cover the kernel support).", 0, 10, false, true},
+              &s_.boundary_layers);
+    r.add_real({"barrier_length", "Barrier length", "Barrier", "m",
+                "Length of the barrier (three layers of boundary particles); 0 for none.", 0, 100, false, true},
+               &s_.barrier_length);
+    r.add_vec({"barrier_center", "Barrier centre", "Barrier", "m", "The point the barrier turns about.", -100, 100,
+               false, true},
+              s_.barrier_center, 2);
+    r.add_real({"barrier_angle", "Barrier angle", "Barrier", "deg",
+                "Counter-clockwise angle of the barrier; Q/E turn it (seed 003, 3).", -1e6, 1e6},
+               &s_.barrier_angle);
+    r.add_real({"barrier_rotation_rate", "Barrier rotation rate", "Barrier", "deg/s",
+                "How fast Q/E turn the barrier while held.", 0, 3600},
+               &s_.barrier_rotation_rate);
+    r.add_real({"cfl", "CFL number", "Time", "",
+                "dt = cfl * h / (c_s + max speed), at most max_dt.", 0.01, 1.0},
+               &s_.cfl);
+    r.add_real({"max_dt", "Largest time step", "Time", "s", "Upper bound of dt.", 1e-7, 0.1}, &s_.max_dt);
+    r.add_real({"stiffness", "Stiffness B", "Diagnostics", "Pa", "B = rho0 c_s^2 / gamma.", 0, 1e300, true},
+               &s_.stiffness);
+    r.add_real({"time_step", "Time step", "Diagnostics", "s", "dt of the last step.", 0, 1e300, true},
+               &s_.time_step);
+    r.add_int({"n_fluid", "Fluid particles", "Diagnostics", "", "Particles of fluid (the rest are boundary).", 0,
+               9e15, true},
+              &s_.n_fluid);
+}
+
+const std::vector<StageInfo>& SphSolver::stages() const {
+    static const std::vector<StageInfo> kStages = {
+        {"neighbor_search", "counting sort by cell (the grid of the euler solver)"},
+        {"density", "seed 003, 2.1: rho_i = sum_j m_j W_ij"},
+        {"pressure", "seed 003, 2.2: Tait p = B((rho/rho0)^7 - 1); boundary 2.4 / Adami 2012"},
+        {"accelerations", "seed 003, 2.3 + 2.5: symmetric pressure force, Monaghan viscosity, gravity"},
+        {"integrate", "semi-implicit Euler: v += dt a, x += dt v"},
+        {"boundary", "seed 003, 3: the barrier follows its angle"},
+    };
+    return kStages;
+}
+
+std::vector<FieldInfo> SphSolver::fields() const {
+    return {{"position", 2, "m", "particle position"},
+            {"velocity", 2, "m/s", "particle velocity"},
+            {"speed", 1, "m/s", "|velocity|"},
+            {"density", 1, "kg/m^3", "SPH density"},
+            {"pressure", 1, "Pa", "Tait pressure"},
+            {"kind", 1, "", "0 fluid, 1 wall, 2 barrier"},
+            {"id", 1, "", "particle index at creation"}};
+}
+
+void SphSolver::read_field(std::string_view name, std::vector<double>& out) const {
+    HostState s;
+    engine_->download(s);
+    out.clear();
+    if (name == "position" || name == "velocity") {
+        for (const dvec2& v : name == "position" ? s.pos : s.vel) {
+            out.push_back(v.x);
+            out.push_back(v.y);
+        }
+    } else if (name == "speed") {
+        for (const dvec2& v : s.vel) out.push_back(std::sqrt(v.x * v.x + v.y * v.y));
+    } else if (name == "density") {
+        out = s.density;
+    } else if (name == "pressure") {
+        out = s.pressure;
+    } else if (name == "kind") {
+        out.assign(s.kind.begin(), s.kind.end());
+    } else if (name == "id") {
+        out.assign(s.id.begin(), s.id.end());
+    } else {
+        throw ParamError("the sph solver has no field '" + std::string(name) +
+                         "' (allowed: position, velocity, speed, density, pressure, kind, id)");
+    }
+}
+
+void SphSolver::domain(double lo[3], double hi[3]) const {
+    const double pad = static_cast<double>(s_.boundary_layers) * s_.spacing;
+    lo[0] = -pad;
+    lo[1] = -pad;
+    lo[2] = 0.0;
+    hi[0] = s_.domain_size[0] + pad;
+    hi[1] = s_.domain_size[1] + pad;
+    hi[2] = 0.0;
+}
+
+Config SphSolver::config() const {
+    Config c;
+    c.dt = dt_;
+    c.h = support_radius();
+    c.mass = s_.rest_density * s_.spacing * s_.spacing;
+    c.rho0 = s_.rest_density;
+    c.gamma = s_.gamma;
+    c.c_s = s_.speed_of_sound;
+    c.B = s_.rest_density * s_.speed_of_sound * s_.speed_of_sound / s_.gamma;
+    c.alpha = s_.viscosity_alpha;
+    c.epsilon = s_.viscosity_epsilon;
+    const dvec2 dir{s_.gravity_direction[0], s_.gravity_direction[1]};
+    const double len = std::sqrt(dir.x * dir.x + dir.y * dir.y);
+    c.gravity = len > 0 ? (s_.gravity / len) * dir : dvec2(0.0);
+    c.clamp_density = s_.clamp_density;
+    c.boundary_model = s_.boundary_model;
+    c.barrier_center = {s_.barrier_center[0], s_.barrier_center[1]};
+    c.barrier_angle = s_.barrier_angle * kPi / 180.0;
+    double lo[3], hi[3];
+    domain(lo, hi);
+    // Boundary particles sit up to a spacing beyond the box's padding; the grid clamps the rest.
+    c.grid = grid::make_grid({lo[0] - s_.spacing, lo[1] - s_.spacing}, {hi[0] + s_.spacing, hi[1] + s_.spacing},
+                             c.h, particle_count());
+    return c;
+}
+
+void SphSolver::do_reset() {
+    const double dx = s_.spacing;
+    const double W = s_.domain_size[0], H = s_.domain_size[1];
+    const long long layers = s_.boundary_layers;
+    HostState h;
+    int next_id = 0;
+    auto add = [&](dvec2 p, Kind kind, dvec2 offset) {
+        h.pos.push_back(p);
+        h.vel.push_back(dvec2(0.0));
+        h.offset.push_back(offset);
+        h.density.push_back(s_.rest_density);
+        h.pressure.push_back(0.0);
+        h.kind.push_back(kind);
+        h.id.push_back(next_id++);
+    };
+    // Barrier: a rectangle of three layers of particles, `offset` from its centre at angle 0.
+    const dvec2 centre{s_.barrier_center[0], s_.barrier_center[1]};
+    const double angle = s_.barrier_angle * kPi / 180.0;
+    const double ca = std::cos(angle), sa = std::sin(angle);
+    std::vector<dvec2> barrier;
+    if (s_.barrier_length > 0) {
+        const int along = std::max(1, static_cast<int>(std::round(s_.barrier_length / dx)) + 1);
+        for (int a = 0; a < along; ++a)
+            for (int l = -1; l <= 1; ++l) {
+                const dvec2 o{-0.5 * s_.barrier_length + a * dx, l * dx};
+                barrier.push_back(o);
+            }
+    }
+    auto near_barrier = [&](dvec2 p) {
+        for (const dvec2& o : barrier) {
+            const dvec2 b = centre + dvec2(ca * o.x - sa * o.y, sa * o.x + ca * o.y);
+            const dvec2 d = p - b;
+            if (d.x * d.x + d.y * d.y < dx * dx) return true;
+        }
+        return false;
+    };
+    // Fluid: the blocks on a lattice of the spacing, inside the box, clear of the barrier.
+    std::mt19937_64 rng(static_cast<std::uint64_t>(s_.seed));
+    long long fluid = 0;
+    for (const double* box : {s_.fluid_box, s_.fluid_box_2}) {
+        if (!(box[2] > box[0] && box[3] > box[1])) continue;
+        const double x0 = std::max(box[0], 0.0), y0 = std::max(box[1], 0.0);
+        const double x1 = std::min(box[2], W), y1 = std::min(box[3], H);
+        for (double y = y0 + 0.5 * dx; y < y1; y += dx)
+            for (double x = x0 + 0.5 * dx; x < x1; x += dx) {
+                const dvec2 p{x, y};
+                if (near_barrier(p)) continue;
+                add(p, kFluid, dvec2(0.0));
+                dvec2 v{s_.initial_velocity[0], s_.initial_velocity[1]};
+                if (s_.velocity_noise > 0)
+                    v += s_.velocity_noise * dvec2(2 * uniform(rng) - 1, 2 * uniform(rng) - 1);
+                h.vel.back() = v;
+                ++fluid;
+            }
+    }
+    if (fluid == 0)
+        throw ParamError("fluid_box: no fluid particle fits (the block must overlap the box [0, " +
+                         std::to_string(W) + "] x [0, " + std::to_string(H) + "])");
+    // Walls: `layers` rows of particles outside the box on every side (seed 003, 2.4).
+    for (long long j = -layers; j < static_cast<long long>(std::ceil(H / dx)) + layers; ++j)
+        for (long long i = -layers; i < static_cast<long long>(std::ceil(W / dx)) + layers; ++i) {
+            const dvec2 p{(i + 0.5) * dx, (j + 0.5) * dx};
+            if (p.x > 0 && p.x < W && p.y > 0 && p.y < H) continue;
+            add(p, kWall, dvec2(0.0));
+        }
+    for (const dvec2& o : barrier) add(centre + dvec2(ca * o.x - sa * o.y, sa * o.x + ca * o.y), kBarrier, o);
+    s_.n_fluid = fluid;
+    last_max_speed_ = std::sqrt(s_.initial_velocity[0] * s_.initial_velocity[0] +
+                                s_.initial_velocity[1] * s_.initial_velocity[1]) +
+                      std::sqrt(2.0) * s_.velocity_noise;
+    set_state(h);
+}
+
+void SphSolver::set_state(const HostState& s) {
+    if (!engine_) engine_ = make_engine(backend());
+    engine_->upload(s);
+}
+
+HostState SphSolver::state() const {
+    HostState raw, s;
+    if (!engine_) return s;
+    engine_->download(raw);
+    for (std::size_t k : by_id(raw.id)) {
+        s.pos.push_back(raw.pos[k]);
+        s.vel.push_back(raw.vel[k]);
+        s.offset.push_back(raw.offset[k]);
+        s.density.push_back(raw.density[k]);
+        s.pressure.push_back(raw.pressure[k]);
+        s.kind.push_back(raw.kind[k]);
+        s.id.push_back(raw.id[k]);
+    }
+    return s;
+}
+
+std::vector<std::pair<int, int>> SphSolver::neighbor_pairs(bool grid) {
+    return engine_->neighbor_pairs(config(), grid);
+}
+
+void SphSolver::run_stage(int index) {
+    if (index == 0) {
+        // The CFL condition on c_s and the fastest particle of the last step (seed 003 leaves dt
+        // to the user): dt = cfl h / (c_s + max speed).
+        dt_ = std::min(s_.max_dt, s_.cfl * support_radius() / (s_.speed_of_sound + last_max_speed_));
+    }
+    Config c = config();
+    s_.stiffness = c.B;
+    engine_->run_stage(index, c);
+}
+
+double SphSolver::finish_step(Stats& out) {
+    const Sums s = engine_->sums(config());
+    const std::string step = "step " + std::to_string(step_count() + 1) + ": ";
+    if (s.nonfinite > 0)
+        throw SimulationError(step + std::to_string(s.nonfinite) +
+                              " particle(s) have a NaN or infinite position or velocity");
+    const double max_speed = std::sqrt(s.max_speed2);
+    // Faster than sound means the weakly compressible assumption is gone (and soon the
+    // particles): the fix is a larger speed_of_sound or a smaller CFL number.
+    if (max_speed > 2.0 * s_.speed_of_sound)
+        throw SimulationError(step + "max_speed " + std::to_string(max_speed) +
+                              " m/s exceeds twice the speed of sound " + std::to_string(s_.speed_of_sound) +
+                              " m/s (raise speed_of_sound, lower cfl)");
+    last_max_speed_ = max_speed;
+    s_.time_step = dt_;
+    const double fluid = static_cast<double>(std::max<long long>(s.fluid, 1));
+    out.set("kinetic_energy", s.kinetic_energy);
+    out.set("momentum", std::vector<double>{s.momentum.x, s.momentum.y});
+    out.set("max_speed", max_speed);
+    out.set("density_mean", s.density_sum / fluid);
+    out.set("density_max_error", s.fluid > 0 ? s.density_max_error : 0.0);
+    out.set("pressure_max", s.fluid > 0 ? s.pressure_max : 0.0);
+    out.set("neighbors_mean", static_cast<double>(s.neighbors) / fluid);
+    out.set_count("n_fluid", s.fluid);
+    if (s_.barrier_length > 0) out.set("barrier_angle", s_.barrier_angle);
+    return dt_;
+}
+
+void SphSolver::move_to(Backend to) {
+    auto fresh = make_engine(to);
+    HostState s;
+    engine_->download(s);
+    fresh->upload(s);
+    engine_ = std::move(fresh);
+}
+
+void SphSolver::save_state(std::vector<char>& out) const {
+    HostState s;
+    engine_->download(s);
+    out.clear();
+    blob::put(out, s.pos);
+    blob::put(out, s.vel);
+    blob::put(out, s.offset);
+    blob::put(out, s.density);
+    blob::put(out, s.pressure);
+    blob::put(out, s.kind);
+    blob::put(out, s.id);
+    blob::put(out, std::vector<double>{last_max_speed_});
+}
+
+void SphSolver::load_state(const std::vector<char>& in) {
+    HostState s;
+    std::size_t at = 0;
+    blob::get(in, at, s.pos);
+    blob::get(in, at, s.vel);
+    blob::get(in, at, s.offset);
+    blob::get(in, at, s.density);
+    blob::get(in, at, s.pressure);
+    blob::get(in, at, s.kind);
+    blob::get(in, at, s.id);
+    std::vector<double> extra;
+    blob::get(in, at, extra);
+    last_max_speed_ = extra.empty() ? 0.0 : extra[0];
+    set_state(s);
+}
+
+}  // namespace fs::sph

@@ -1,0 +1,86 @@
+// The `sph` solver: 2D weakly compressible SPH (seed 003) with boundary particles, Monaghan
+// artificial viscosity, gravity turned by W/A/S/D and a barrier rotated by Q/E.
+#pragma once
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "core/solver.hpp"
+#include "solvers/sph/sph_engine.hpp"
+
+namespace fs::sph {
+
+// The registered parameters (defaults: a block of water in a 1 m box, the assignment's set-up).
+struct Settings {
+    double spacing = 0.01;                      // particle spacing (m)
+    double support_factor = 2.0;                // h / spacing
+    double domain_size[2] = {1.0, 1.0};
+    double fluid_box[4] = {0.0, 0.0, 0.4, 0.6};  // x0, y0, x1, y1
+    double fluid_box_2[4] = {0.0, 0.0, 0.0, 0.0};
+    long long boundary_layers = 3;
+    int boundary_model = kPressureMirroring;
+    double rest_density = 1000.0;
+    double speed_of_sound = 35.0;
+    double gamma = 7.0;
+    double viscosity_alpha = 0.8;
+    double viscosity_epsilon = 0.01;
+    bool clamp_density = true;
+    double gravity = 9.81;
+    double gravity_direction[2] = {0.0, -1.0};
+    double cfl = 0.4;
+    double max_dt = 1e-3;
+    double barrier_length = 0.0;               // 0: no barrier
+    double barrier_center[2] = {0.5, 0.4};
+    double barrier_angle = 0.0;                // degrees, counter-clockwise
+    double barrier_rotation_rate = 45.0;       // degrees per second while Q/E are held
+    double initial_velocity[2] = {0.0, 0.0};
+    double velocity_noise = 0.0;               // random initial velocity amplitude (tests)
+    long long seed = 1;
+    double stiffness = 0.0;                    // diagnostic: B = rho0 c_s^2 / gamma
+    double time_step = 0.0;                    // diagnostic: the last dt
+    long long n_fluid = 0;                     // diagnostic
+};
+
+class SphSolver final : public Solver {
+public:
+    explicit SphSolver(Backend backend = Backend::Cpu);
+
+    std::string_view kind() const override { return "sph"; }
+    int dimension() const override { return 2; }
+    const std::vector<StageInfo>& stages() const override;
+    std::vector<FieldInfo> fields() const override;
+    void read_field(std::string_view name, std::vector<double>& out) const override;
+    int particle_count() const override { return engine_ ? engine_->size() : 0; }
+    double particle_radius() const override { return 0.5 * s_.spacing; }
+    void domain(double lo[3], double hi[3]) const override;
+
+    // All particles, in order of id (tests).
+    HostState state() const;
+    void set_state(const HostState& s);
+    // Pairs of ids closer than h, through the grid or by brute force (tests).
+    std::vector<std::pair<int, int>> neighbor_pairs(bool grid);
+    const Settings& settings() const { return s_; }
+    double support_radius() const { return s_.support_factor * s_.spacing; }
+
+protected:
+    void do_reset() override;
+    void run_stage(int index) override;
+    double finish_step(Stats& out) override;
+    void move_to(Backend to) override;
+    void synchronize() override { engine_->synchronize(); }
+    void save_state(std::vector<char>& out) const override;
+    void load_state(const std::vector<char>& in) override;
+
+private:
+    Config config() const;
+
+    Settings s_;
+    std::unique_ptr<Engine> engine_;
+    double dt_ = 1e-4;         // the time step of the step in progress
+    double last_max_speed_ = 0.0;
+};
+
+std::unique_ptr<Engine> make_engine(Backend b);
+
+}  // namespace fs::sph
