@@ -73,6 +73,7 @@ FS_HDI double tait_density(double p, double rho0, double B, double gamma) {
 struct Config {
     double dt = 1e-4;
     double h = 0.02;           // kernel support radius (m)
+    double spacing = 0.01;     // particle spacing at rest (m)
     double mass = 0.1;         // particle mass (kg): rho0 * spacing^2 (2D, per unit depth)
     double rho0 = 1000.0;
     double B = 1e5;            // Tait stiffness (Pa)
@@ -109,6 +110,33 @@ FS_HDI dvec2 pair_acceleration(const Config& c, dvec2 xij, dvec2 vij, double rho
     }
     return -(c.mass * coeff) * g;
 }
+
+// Each particle's neighbours within h, found once per step by the density stage and read by
+// the later stages (which would otherwise search the grid again, testing about five times as
+// many candidates as there are neighbours). A particle with more than `cap` neighbours (strong
+// compression) is searched through the grid instead: the list is a cache, never a limit.
+struct NeighborList {
+    grid::Neighbors2 grid;
+    View<const int> list;   // cap entries per particle
+    View<const int> count;  // neighbours of each particle (may exceed cap)
+    int cap = 0;
+    double h2 = 0.0;
+
+    template <class Visit>
+    FS_HDI void for_each(int i, Visit&& visit) const {
+        const int n = count[i];
+        if (n <= cap) {
+            const int* row = list.data + static_cast<long long>(i) * cap;
+            for (int k = 0; k < n; ++k) visit(row[k]);
+            return;
+        }
+        const dvec2 xi = grid.pos[i];
+        grid.for_each(i, [&](int j) {
+            const dvec2 d = xi - grid.pos[j];
+            if (d.x * d.x + d.y * d.y < h2) visit(j);
+        });
+    }
+};
 
 // Per-step sums for the stats, over fluid particles.
 struct Sums {

@@ -103,9 +103,13 @@ public:
     }
 
     // seed 003, 2.1: rho_i = sum_j m_j W(|x_i - x_j|, h), over fluid and boundary neighbours
-    // and the particle itself.
+    // and the particle itself. The same search records every particle's neighbours (the
+    // boundary's too, for pressure mirroring) for the stages after it.
     void density(const Config& c) {
         const auto nb = neighbors(c);
+        const int cap = list_capacity(c);
+        neighbor_list_.resize(static_cast<std::size_t>(size()) * static_cast<std::size_t>(cap));
+        auto list = neighbor_list_.view();
         auto pos = pos_.cview();
         auto kind = kind_.cview();
         auto rho = density_.view();
@@ -113,8 +117,8 @@ public:
         const CubicSpline<double> k{c.h};
         const double m = c.mass, h2 = c.h * c.h;
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
-            if (kind[i] != kFluid) return;
             const dvec2 xi = pos[i];
+            int* row = list.data + static_cast<long long>(i) * cap;
             double sum = k.W(0.0);
             int near = 0;
             nb.for_each(i, [&](int j) {
@@ -122,12 +126,24 @@ public:
                 const double r2 = d.x * d.x + d.y * d.y;
                 if (r2 < h2) {
                     sum += k.W(std::sqrt(r2));
+                    if (near < cap) row[near] = j;
                     ++near;
                 }
             });
-            rho[i] = m * sum;
+            if (kind[i] == kFluid) rho[i] = m * sum;
             count[i] = near;
         });
+    }
+
+    // Room for the neighbours of a particle at up to 60% compression (2D: pi (h/spacing)^2
+    // neighbours at rest), and a few more.
+    static int list_capacity(const Config& c) {
+        const double f = c.h / c.spacing;
+        return static_cast<int>(std::ceil(3.14159265358979 * f * f * 1.6)) + 8;
+    }
+
+    NeighborList neighbor_list(const Config& c) const {
+        return {neighbors(c), neighbor_list_.cview(), neighbors_.cview(), list_capacity(c), c.h * c.h};
     }
 
     // seed 003, 2.2: Tait pressure for the fluid (after the clamp rho = max(rho0, rho) of its
@@ -152,10 +168,9 @@ public:
             }
         });
         if (c.boundary_model != kPressureMirroring) return;
-        const auto nb = neighbors(c);
+        const auto nb = neighbor_list(c);
         auto pos = pos_.cview();
         const CubicSpline<double> k{c.h};
-        const double h2 = c.h * c.h;
         const dvec2 g = c.gravity;
         exec_.parallel_for(size(), FS_LAMBDA(int b) {
             if (kind[b] == kFluid) return;
@@ -165,9 +180,7 @@ public:
             nb.for_each(b, [&](int f) {
                 if (kind[f] != kFluid) return;
                 const dvec2 d = xb - pos[f];
-                const double r2 = d.x * d.x + d.y * d.y;
-                if (r2 >= h2) return;
-                const double w = k.W(std::sqrt(r2));
+                const double w = k.W(std::sqrt(d.x * d.x + d.y * d.y));
                 sw += w;
                 spw += p[f] * w;
                 srw += (rho[f] * w) * d;
@@ -182,7 +195,7 @@ public:
 
     // seed 003, 2.3 and 2.5: a_i = g + sum_j pair_acceleration (pressure + artificial viscosity).
     void accelerations(const Config& c) {
-        const auto nb = neighbors(c);
+        const auto nb = neighbor_list(c);
         auto pos = pos_.cview();
         auto vel = vel_.cview();
         auto kind = kind_.cview();
@@ -190,7 +203,6 @@ public:
         auto p = pressure_.cview();
         auto acc = acc_.view();
         const Config cfg = c;
-        const double h2 = c.h * c.h;
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             if (kind[i] != kFluid) {
                 acc[i] = dvec2(0.0);
@@ -200,9 +212,7 @@ public:
             const double rho_i = rho[i], p_i = p[i];
             dvec2 a = cfg.gravity;
             nb.for_each(i, [&](int j) {
-                const dvec2 xij = xi - pos[j];
-                if (xij.x * xij.x + xij.y * xij.y >= h2) return;
-                a += pair_acceleration(cfg, xij, vi - vel[j], rho_i, rho[j], p_i, p[j]);
+                a += pair_acceleration(cfg, xi - pos[j], vi - vel[j], rho_i, rho[j], p_i, p[j]);
             });
             acc[i] = a;
         });
@@ -341,7 +351,8 @@ private:
     // Particles in cell order after neighbor_search (id_ says who is who).
     Buffer<dvec2> pos_{kSpace}, vel_{kSpace}, acc_{kSpace}, offset_{kSpace};
     Buffer<double> density_{kSpace}, pressure_{kSpace};
-    Buffer<int> kind_{kSpace}, id_{kSpace}, neighbors_{kSpace};
+    // Each particle's neighbours within h: the count, and the list (list_capacity() a particle).
+    Buffer<int> kind_{kSpace}, id_{kSpace}, neighbors_{kSpace}, neighbor_list_{kSpace};
     Alt<dvec2> pos_alt_, vel_alt_, offset_alt_;
     Alt<double> density_alt_, pressure_alt_;
     Alt<int> kind_alt_, id_alt_;

@@ -174,6 +174,7 @@ Config SphSolver::config() const {
     Config c;
     c.dt = dt_;
     c.h = support_radius();
+    c.spacing = s_.spacing;
     c.mass = s_.rest_density * s_.spacing * s_.spacing;
     c.rho0 = s_.rest_density;
     c.gamma = s_.gamma;
