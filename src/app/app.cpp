@@ -36,6 +36,7 @@
 #include "render/camera.hpp"
 #include "render/colormap.hpp"
 #include "render/line_renderer.hpp"
+#include "render/mesh_renderer.hpp"
 #include "render/particle_renderer.hpp"
 
 namespace fs {
@@ -125,6 +126,7 @@ private:
     render::Camera3D cam3_;
     render::ParticleRenderer particles_;
     render::LineRenderer lines_;
+    render::MeshRenderer meshes_;
     ViewSettings view_;
     float data_range_[2] = {0.0f, 1.0f};
 
@@ -179,6 +181,7 @@ bool App::init_window() {
 
     particles_.init();
     lines_.init();
+    meshes_.init();
     return true;
 }
 
@@ -187,6 +190,7 @@ void App::shutdown() {
     // GL objects go while their context is still current.
     particles_.release();
     lines_.release();
+    meshes_.release();
     if (ImGui::GetCurrentContext()) {
         ImGui_ImplOpenGL3_Shutdown();
         ImGui_ImplSDL2_Shutdown();
@@ -331,6 +335,28 @@ void App::draw_scene(int w, int h) {
                        glm::vec4(1.0f, 1.0f, 1.0f, 0.6f));
         }
     }
+    // Obstacles as solid shapes, under the particles in 2D.
+    meshes_.clear();
+    const glm::vec4 solid(0.55f, 0.57f, 0.62f, 1.0f);
+    for (const Obstacle& o : frame_.obstacles) {
+        switch (o.shape) {
+            case Obstacle::Shape::Box:
+                meshes_.add_box(glm::vec3(o.lo[0], o.lo[1], o.lo[2]), glm::vec3(o.hi[0], o.hi[1], o.hi[2]), solid);
+                break;
+            case Obstacle::Shape::Sphere:
+                meshes_.add_sphere(glm::vec3(o.center[0], o.center[1], o.center[2]), static_cast<float>(o.radius),
+                                   solid);
+                break;
+            case Obstacle::Shape::Polygon: {
+                std::vector<glm::vec3> pts;
+                for (std::size_t k = 0; k + 1 < o.points.size(); k += 2)
+                    pts.emplace_back(o.points[k], o.points[k + 1], 0.0f);
+                meshes_.add_convex_polygon(pts, solid);
+                break;
+            }
+        }
+    }
+    meshes_.draw(view_proj, is3d ? glm::vec3(0.3f, 0.8f, 0.5f) : glm::vec3(0.0f, 0.0f, 1.0f));
     const float lo = view_.auto_range ? data_range_[0] : view_.range[0];
     const float hi = view_.auto_range ? data_range_[1] : view_.range[1];
     if (is3d) glEnable(GL_DEPTH_TEST);

@@ -422,6 +422,7 @@ void SimulationHost::publish() {
     frame.count = solver_->particle_count();
     frame.radius = solver_->particle_radius();
     solver_->domain(frame.lo, frame.hi);
+    frame.obstacles = solver_->obstacles();
     std::vector<double> buf;
     solver_->read_field("position", buf);
     to_xyz(buf, frame.dimension, frame.count, frame.position);

@@ -47,6 +47,7 @@ struct FrameData {
     std::string color_field;
     double radius = 0.005;
     double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 0};
+    std::vector<Obstacle> obstacles;
 };
 
 struct SimStatus {

@@ -29,6 +29,18 @@ struct FieldInfo {
     std::string description;
 };
 
+// A solid the renderer draws: a box, a sphere or a convex polygon (2D, z = 0; for instance the
+// SPH barrier). `points` holds a polygon's corners in order.
+struct Obstacle {
+    enum class Shape { Box, Sphere, Polygon };
+    Shape shape = Shape::Box;
+    std::string name;
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};  // Box
+    double center[3] = {0, 0, 0};                  // Sphere
+    double radius = 0.0;
+    std::vector<double> points;                    // Polygon: x, y pairs
+};
+
 // The simulation became invalid (NaN, Inf, runaway speed): the message names step and quantity.
 struct SimulationError : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -50,6 +62,8 @@ public:
     // Radius particles are drawn with (m), and the box the simulation lives in (z = 0 in 2D).
     virtual double particle_radius() const = 0;
     virtual void domain(double lo[3], double hi[3]) const = 0;
+    // Solids in the scene, where they are now (none by default).
+    virtual std::vector<Obstacle> obstacles() const { return {}; }
 
     ParamRegistry& params() { return params_; }
     const ParamRegistry& params() const { return params_; }

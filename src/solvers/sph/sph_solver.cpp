@@ -170,6 +170,21 @@ void SphSolver::domain(double lo[3], double hi[3]) const {
     hi[2] = 0.0;
 }
 
+// The barrier as a solid: the rectangle its three layers of particles fill, at its angle.
+std::vector<Obstacle> SphSolver::obstacles() const {
+    if (!(s_.barrier_length > 0)) return {};
+    Obstacle o;
+    o.shape = Obstacle::Shape::Polygon;
+    o.name = "barrier";
+    const double a = s_.barrier_angle * kPi / 180.0, ca = std::cos(a), sa = std::sin(a);
+    const double u = 0.5 * s_.barrier_length + 0.5 * s_.spacing, v = 1.5 * s_.spacing;
+    for (const auto& [x, y] : {std::pair{-u, -v}, {u, -v}, {u, v}, {-u, v}}) {
+        o.points.push_back(s_.barrier_center[0] + ca * x - sa * y);
+        o.points.push_back(s_.barrier_center[1] + sa * x + ca * y);
+    }
+    return {o};
+}
+
 Config SphSolver::config() const {
     Config c;
     c.dt = dt_;

@@ -54,6 +54,7 @@ public:
     int particle_count() const override { return engine_ ? engine_->size() : 0; }
     double particle_radius() const override { return 0.5 * s_.spacing; }
     void domain(double lo[3], double hi[3]) const override;
+    std::vector<Obstacle> obstacles() const override;
 
     // All particles, in order of id (tests).
     HostState state() const;
