@@ -10,6 +10,7 @@
 
 #include "core/buffer.hpp"
 #include "solvers/common/cell_sort.hpp"
+#include "solvers/common/pair_list.hpp"
 #include "solvers/euler/euler_engine.hpp"
 
 namespace fs::euler {
@@ -217,57 +218,33 @@ public:
         return list_pairs(all_pairs(), c.distance2, periodic);
     }
 
-    // Two passes over the same visitor: count each particle's candidates of higher id, scan,
-    // emit (id, id) pairs.
+    // Pairs (id_i < id_j) of close, approaching particles, found through `nb`.
     template <class Neighbors>
     std::vector<std::pair<int, int>> list_pairs(const Neighbors nb, double distance2, bool periodic) {
-        const int n = size();
-        Buffer<int> count(kSpace, static_cast<std::size_t>(n) + 1);
-        Buffer<int> offset(kSpace, static_cast<std::size_t>(n) + 1);
-        auto cnt = count.view();
         auto pos = pos_.cview();
         auto vel = vel_.cview();
         auto id = id_.cview();
-        exec_.parallel_for(n + 1, FS_LAMBDA(int i) { cnt[i] = 0; });
-        exec_.parallel_for(n, FS_LAMBDA(int i) {
-            const dvec2 xi = pos[i], vi = vel[i];
-            const int id_i = id[i];
-            int k = 0;
-            nb.for_each(i, [&](int j) {
-                double d2;
-                k += id[j] > id_i && is_candidate(separation(xi, pos[j], periodic), vel[j] - vi, distance2, d2);
+        auto pair_of = [=] FS_HD(int i, int j) {
+            double d2;
+            return id[j] > id[i] && is_candidate(separation(pos[i], pos[j], periodic), vel[j] - vel[i], distance2, d2);
+        };
+        return grid::collect_pairs(
+            exec_, size(),
+            FS_LAMBDA(int i) {
+                int k = 0;
+                nb.for_each(i, [&](int j) { k += pair_of(i, j); });
+                return k;
+            },
+            FS_LAMBDA(int i, int* first, int* second) {
+                int k = 0;
+                nb.for_each(i, [&](int j) {
+                    if (pair_of(i, j)) {
+                        first[k] = id[i];
+                        second[k] = id[j];
+                        ++k;
+                    }
+                });
             });
-            cnt[i] = k;
-        });
-        exec_.exclusive_scan(count.cview(), offset.view());
-        std::vector<int> host_offset;
-        offset.copy_to_host(host_offset);
-        const int total = host_offset[static_cast<std::size_t>(n)];
-        Buffer<int> first(kSpace, static_cast<std::size_t>(total));
-        Buffer<int> second(kSpace, static_cast<std::size_t>(total));
-        auto off = offset.cview();
-        auto fa = first.view();
-        auto fb = second.view();
-        exec_.parallel_for(n, FS_LAMBDA(int i) {
-            const dvec2 xi = pos[i], vi = vel[i];
-            const int id_i = id[i];
-            int k = off[i];
-            nb.for_each(i, [&](int j) {
-                double d2;
-                if (id[j] > id_i && is_candidate(separation(xi, pos[j], periodic), vel[j] - vi, distance2, d2)) {
-                    fa[k] = id_i;
-                    fb[k] = id[j];
-                    ++k;
-                }
-            });
-        });
-        std::vector<int> a, b;
-        first.copy_to_host(a);
-        second.copy_to_host(b);
-        std::vector<std::pair<int, int>> pairs(a.size());
-        for (std::size_t k = 0; k < a.size(); ++k) pairs[k] = {a[k], b[k]};
-        std::sort(pairs.begin(), pairs.end());
-        return pairs;
     }
 
     std::vector<int> partners() const override { return partner_.to_vector(); }

@@ -1,6 +1,8 @@
 #include "solvers/euler/euler_solver.hpp"
 
 #include "core/blob.hpp"
+#include "core/random.hpp"
+#include "solvers/common/pair_list.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,14 +13,6 @@
 #include <string>
 
 namespace fs::euler {
-
-namespace {
-
-// Uniform double in [0, 1) from the top 53 bits: the same numbers on every platform (the
-// standard distributions are implementation-defined).
-double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-
-}  // namespace
 
 std::unique_ptr<Engine> make_engine(Backend b) {
     return b == Backend::Cuda ? make_cuda_engine() : make_cpu_engine();
@@ -163,11 +157,11 @@ void EulerSolver::do_reset() {
     h.id.resize(n);
     std::mt19937_64 rng(static_cast<std::uint64_t>(s_.seed));
     for (std::size_t v = 0; v < n; ++v) {
-        h.pos[v].x = s_.spawn_min[0] + (s_.spawn_max[0] - s_.spawn_min[0]) * uniform(rng);
-        h.pos[v].y = s_.spawn_min[1] + (s_.spawn_max[1] - s_.spawn_min[1]) * uniform(rng);
-        h.vel[v].x = s_.initial_speed * (uniform(rng) - 0.5);
-        h.vel[v].y = s_.initial_speed * (uniform(rng) - 0.5);
-        h.mass[v] = s_.mass * (1.0 + s_.mass_variation * (2.0 * uniform(rng) - 1.0));
+        h.pos[v].x = s_.spawn_min[0] + (s_.spawn_max[0] - s_.spawn_min[0]) * uniform01(rng);
+        h.pos[v].y = s_.spawn_min[1] + (s_.spawn_max[1] - s_.spawn_min[1]) * uniform01(rng);
+        h.vel[v].x = s_.initial_speed * (uniform01(rng) - 0.5);
+        h.vel[v].y = s_.initial_speed * (uniform01(rng) - 0.5);
+        h.mass[v] = s_.mass * (1.0 + s_.mass_variation * (2.0 * uniform01(rng) - 1.0));
         h.id[v] = static_cast<int>(v);
     }
     set_state(h);
@@ -179,21 +173,11 @@ void EulerSolver::set_state(const HostState& s) {
     s_.grid_side = config().grid.nx;
 }
 
-namespace {
-// Array positions in order of increasing id.
-std::vector<std::size_t> by_id(const std::vector<int>& id) {
-    std::vector<std::size_t> order(id.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return id[a] < id[b]; });
-    return order;
-}
-}  // namespace
-
 HostState EulerSolver::state() const {
     HostState raw, s;
     if (!engine_) return s;
     engine_->download(raw);
-    const auto order = by_id(raw.id);
+    const auto order = grid::order_by_id(raw.id);
     for (std::size_t k : order) {
         s.pos.push_back(raw.pos[k]);
         s.vel.push_back(raw.vel[k]);
@@ -207,7 +191,7 @@ std::vector<int> EulerSolver::partners() const {
     HostState raw;
     engine_->download(raw);
     const std::vector<int> partner = engine_->partners();
-    const auto order = by_id(raw.id);
+    const auto order = grid::order_by_id(raw.id);
     std::vector<int> rank(order.size());
     for (std::size_t r = 0; r < order.size(); ++r) rank[order[r]] = static_cast<int>(r);
     std::vector<int> out(order.size());

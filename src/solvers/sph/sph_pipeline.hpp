@@ -8,6 +8,7 @@
 
 #include "core/buffer.hpp"
 #include "solvers/common/cell_sort.hpp"
+#include "solvers/common/pair_list.hpp"
 #include "solvers/sph/sph_engine.hpp"
 
 namespace fs::sph {
@@ -286,51 +287,33 @@ public:
         return list_pairs(grid::AllPairs{size()}, c.h);
     }
 
+    // Pairs (id_i < id_j) of particles closer than h, found through `nb`.
     template <class Nb>
     std::vector<std::pair<int, int>> list_pairs(const Nb nb, double h) {
-        const int n = size();
-        Buffer<int> count(kSpace, static_cast<std::size_t>(n) + 1);
-        Buffer<int> offset(kSpace, static_cast<std::size_t>(n) + 1);
-        auto cnt = count.view();
         auto pos = pos_.cview();
         auto id = id_.cview();
         const double h2 = h * h;
-        exec_.parallel_for(n + 1, FS_LAMBDA(int i) { cnt[i] = 0; });
-        exec_.parallel_for(n, FS_LAMBDA(int i) {
-            int k = 0;
-            nb.for_each(i, [&](int j) {
-                const dvec2 d = pos[i] - pos[j];
-                k += id[j] > id[i] && d.x * d.x + d.y * d.y < h2;
+        auto pair_of = [=] FS_HD(int i, int j) {
+            const dvec2 d = pos[i] - pos[j];
+            return id[j] > id[i] && d.x * d.x + d.y * d.y < h2;
+        };
+        return grid::collect_pairs(
+            exec_, size(),
+            FS_LAMBDA(int i) {
+                int k = 0;
+                nb.for_each(i, [&](int j) { k += pair_of(i, j); });
+                return k;
+            },
+            FS_LAMBDA(int i, int* first, int* second) {
+                int k = 0;
+                nb.for_each(i, [&](int j) {
+                    if (pair_of(i, j)) {
+                        first[k] = id[i];
+                        second[k] = id[j];
+                        ++k;
+                    }
+                });
             });
-            cnt[i] = k;
-        });
-        exec_.exclusive_scan(count.cview(), offset.view());
-        std::vector<int> host_offset;
-        offset.copy_to_host(host_offset);
-        const int total = host_offset[static_cast<std::size_t>(n)];
-        Buffer<int> first(kSpace, static_cast<std::size_t>(total));
-        Buffer<int> second(kSpace, static_cast<std::size_t>(total));
-        auto off = offset.cview();
-        auto fa = first.view();
-        auto fb = second.view();
-        exec_.parallel_for(n, FS_LAMBDA(int i) {
-            int k = off[i];
-            nb.for_each(i, [&](int j) {
-                const dvec2 d = pos[i] - pos[j];
-                if (id[j] > id[i] && d.x * d.x + d.y * d.y < h2) {
-                    fa[k] = id[i];
-                    fb[k] = id[j];
-                    ++k;
-                }
-            });
-        });
-        std::vector<int> a, b;
-        first.copy_to_host(a);
-        second.copy_to_host(b);
-        std::vector<std::pair<int, int>> pairs(a.size());
-        for (std::size_t k = 0; k < a.size(); ++k) pairs[k] = {a[k], b[k]};
-        std::sort(pairs.begin(), pairs.end());
-        return pairs;
     }
 
     void synchronize() override { exec_.synchronize(); }

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "core/blob.hpp"
+#include "core/random.hpp"
+#include "solvers/common/pair_list.hpp"
 
 namespace fs::sph {
 
@@ -14,14 +16,6 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-
-std::vector<std::size_t> by_id(const std::vector<int>& id) {
-    std::vector<std::size_t> order(id.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return id[a] < id[b]; });
-    return order;
-}
 
 }  // namespace
 
@@ -262,7 +256,7 @@ void SphSolver::do_reset() {
                 add(p, kFluid, dvec2(0.0));
                 dvec2 v{s_.initial_velocity[0], s_.initial_velocity[1]};
                 if (s_.velocity_noise > 0)
-                    v += s_.velocity_noise * dvec2(2 * uniform(rng) - 1, 2 * uniform(rng) - 1);
+                    v += s_.velocity_noise * dvec2(2 * uniform01(rng) - 1, 2 * uniform01(rng) - 1);
                 h.vel.back() = v;
                 ++fluid;
             }
@@ -294,7 +288,7 @@ HostState SphSolver::state() const {
     HostState raw, s;
     if (!engine_) return s;
     engine_->download(raw);
-    for (std::size_t k : by_id(raw.id)) {
+    for (std::size_t k : grid::order_by_id(raw.id)) {
         s.pos.push_back(raw.pos[k]);
         s.vel.push_back(raw.vel[k]);
         s.offset.push_back(raw.offset[k]);
