@@ -1,6 +1,7 @@
 #include "solvers/solvers.hpp"
 
 #include "solvers/euler/euler_solver.hpp"
+#include "solvers/flip/flip_solver.hpp"
 #include "solvers/sph/sph_solver.hpp"
 
 namespace fs {
@@ -11,6 +12,8 @@ const std::vector<SolverKind>& solver_kinds() {
          [](Backend b) { return std::make_unique<euler::EulerSolver>(b); }},
         {"sph", "2D weakly compressible SPH: Tait pressure, boundary particles, artificial viscosity, a rotating barrier",
          [](Backend b) { return std::make_unique<sph::SphSolver>(b); }},
+        {"flip", "3D PIC/FLIP liquid on a MAC grid: Jacobi, red-black Gauss-Seidel or multigrid-preconditioned CG pressure",
+         [](Backend b) { return std::make_unique<flip::FlipSolver>(b); }},
     };
     return kinds;
 }

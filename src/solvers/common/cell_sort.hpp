@@ -19,8 +19,12 @@ public:
     static constexpr MemorySpace kSpace = Exec::space;
 
     void build(Exec& exec, const Grid2& grid, View<const dvec2> pos) {
-        const int n = pos.size;
-        const int cells = grid.cells();
+        build(exec, grid.cells(), pos.size, FS_LAMBDA(int i) { return grid.cell_of(pos[i]); });
+    }
+
+    // Any grid: cell_of(i) gives particle i's cell in [0, cells).
+    template <class CellOf>
+    void build(Exec& exec, int cells, int n, const CellOf cell_of_particle) {
         cell_count_.resize(static_cast<std::size_t>(cells) + 1);
         cell_start_.resize(static_cast<std::size_t>(cells) + 1);
         for (Buffer<int>* b : {&cell_of_, &rank_, &order_}) b->resize(static_cast<std::size_t>(n));
@@ -30,7 +34,7 @@ public:
         auto cell_of = cell_of_.view();
         auto rank = rank_.view();
         exec.parallel_for(n, FS_LAMBDA(int i) {
-            const int c = grid.cell_of(pos[i]);
+            const int c = cell_of_particle(i);
             cell_of[i] = c;
             rank[i] = atomic_add(&count[c], 1);
         });

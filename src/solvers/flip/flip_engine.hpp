@@ -1,0 +1,58 @@
+// The backend-facing half of the FLIP solver: FlipSolver owns the parameters and drives one
+// Engine (flip_pipeline.hpp, instantiated once per backend), which owns particles and grid.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "solvers/flip/flip_kernels.hpp"
+
+namespace fs::flip {
+
+// seed 001's pipeline, in order; gravity acts on the grid after the particle-to-grid transfer
+// (before it, the transfer would overwrite it).
+enum Stage : int {
+    kAdvect = 0,
+    kP2G,
+    kBodyForces,
+    kOccupancy,
+    kDivergence,
+    kPressureSolve,
+    kPressureGradient,
+    kG2P,
+    kStageCount
+};
+
+struct HostState {
+    std::vector<dvec3> pos, vel;
+    std::vector<int> id;
+};
+
+// What the pressure solve and the divergence checks report for a step.
+struct StepReport {
+    double div_max_before = 0.0, div_max_after = 0.0;
+    int pressure_iterations = 0;
+    double pressure_residual = 0.0;
+    long long fluid_cells = 0;
+};
+
+class Engine {
+public:
+    virtual ~Engine() = default;
+    virtual void upload(const HostState& s) = 0;
+    virtual void download(HostState& s) const = 0;
+    virtual int size() const = 0;
+    virtual void run_stage(int stage, const Config& c, const PressureSettings& ps) = 0;
+    virtual Sums sums() = 0;
+    virtual StepReport report(const Config& c) = 0;
+    // Host copies of the grid (tests): a velocity component's faces after the last stage that
+    // wrote them, and the cell types.
+    virtual std::vector<double> faces(int axis) const = 0;
+    virtual std::vector<unsigned char> cell_types() const = 0;
+    virtual void synchronize() = 0;
+};
+
+std::unique_ptr<Engine> make_cpu_engine();
+std::unique_ptr<Engine> make_cuda_engine();
+
+}  // namespace fs::flip

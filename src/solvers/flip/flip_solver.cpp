@@ -1,0 +1,324 @@
+#include "solvers/flip/flip_solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "core/blob.hpp"
+#include "core/random.hpp"
+#include "solvers/common/pair_list.hpp"
+
+namespace fs::flip {
+
+std::unique_ptr<Engine> make_engine(Backend b) {
+    return b == Backend::Cuda ? make_cuda_engine() : make_cpu_engine();
+}
+
+FlipSolver::FlipSolver(Backend backend) : Solver(backend) {
+    auto& r = params_;
+    r.add_vec({"domain_size", "Box size", "Scene", "m", "Width, height and depth of the box (its walls are solid).",
+               0.01, 100, false, true},
+              s_.domain_size, 3);
+    r.add_int({"resolution", "Grid resolution", "Scene", "", "Cells along the box's longest side.", 2, 1024, false,
+               true},
+              &s_.resolution);
+    r.add_vec({"fluid_box", "Fluid block", "Scene", "m", "x0, y0, z0, x1, y1, z1 of the water at the start.",
+               -100, 100, false, true},
+              s_.fluid_box, 6);
+    r.add_vec({"fluid_box_2", "Second fluid block", "Scene", "m", "A second block (empty when x1 <= x0).", -100,
+               100, false, true},
+              s_.fluid_box_2, 6);
+    r.add_int({"particles_per_cell", "Particles per cell", "Scene", "",
+               "Seeded per fluid cell: 1, 8 (2x2x2, the default) or 27 (3x3x3).", 1, 27, false, true},
+              &s_.particles_per_cell);
+    r.add_real({"jitter", "Jitter", "Scene", "", "Random offset of seeded particles, in sub-cells.", 0, 1, false, true},
+               &s_.jitter);
+    r.add_int({"seed", "Random seed", "Scene", "", "Seed of the jitter.", 0, 9e15, false, true}, &s_.seed);
+    r.add_vec({"obstacle_box", "Obstacle box", "Scene", "m", "A static solid box (empty when x1 <= x0).", -100, 100},
+              s_.obstacle_box, 6);
+    r.add_vec({"obstacle_sphere", "Obstacle sphere", "Scene", "m", "Centre and radius of a static solid sphere "
+               "(radius 0: none).", -100, 100},
+              s_.obstacle_sphere, 4);
+    r.add_real({"flip_ratio", "FLIP ratio", "Transfer", "",
+                "Weight of the FLIP part in G2P: v = flip_ratio (v_p + interp(u_new - u_old)) + (1 - flip_ratio) "
+                "interp(u_new); the assignment's alpha is 1 - flip_ratio (seed 001, Grid-to-Particle).",
+                0, 1},
+               &s_.flip_ratio);
+    r.add_choice({"transfer", "Transfer weights", "Transfer", "",
+                  "P2G and G2P kernel: linear (trilinear, seed 001) or the quadratic B-spline."},
+                 {"linear", "quadratic"}, &s_.transfer);
+    r.add_choice({"pressure_solver", "Pressure solver", "Pressure", "",
+                  "jacobi: the assignment's iteration with relaxation; gauss_seidel: red-black with "
+                  "over-relaxation; mgpcg: CG preconditioned by a multigrid V-cycle (McAdams et al. 2010)."},
+                 {"jacobi", "gauss_seidel", "mgpcg"}, &s_.pressure_solver);
+    r.add_int({"jacobi_iterations", "Jacobi iterations", "Pressure", "",
+               "Sweeps of the Jacobi solve (seed 001: 500-1000 keep the volume).", 1, 100000},
+              &s_.jacobi_iterations);
+    r.add_real({"jacobi_relaxation", "Jacobi relaxation", "Pressure", "",
+                "alpha of p = alpha p_jacobi + (1 - alpha) p_old (seed 001, Jacobi Iteration).", 0.01, 1},
+               &s_.jacobi_relaxation);
+    r.add_int({"gauss_seidel_iterations", "Gauss-Seidel iterations", "Pressure", "", "Red-black sweeps.", 1, 100000},
+              &s_.gauss_seidel_iterations);
+    r.add_real({"sor_omega", "SOR omega", "Pressure", "", "Over-relaxation of Gauss-Seidel, in (0, 2).", 0.1, 1.99},
+               &s_.sor_omega);
+    r.add_real({"mgpcg_tolerance", "MGPCG tolerance", "Pressure", "",
+                "Relative residual at which MGPCG stops.", 1e-12, 0.1},
+               &s_.mgpcg_tolerance);
+    r.add_int({"mgpcg_max_iterations", "MGPCG max iterations", "Pressure", "", "Upper bound of CG iterations.", 1,
+               10000},
+              &s_.mgpcg_max_iterations);
+    r.add_real({"density", "Density", "Fluid", "kg/m^3", "rho of the pressure equation.", 1, 1e5}, &s_.density);
+    r.add_real({"gravity", "Gravity", "Forces", "m/s^2", "Magnitude of gravity. W/A/S/D turn it.", 0, 1e3},
+               &s_.gravity);
+    r.add_vec({"gravity_direction", "Gravity direction", "Forces", "", "Direction of gravity (normalised).", -1, 1},
+              s_.gravity_direction, 3);
+    r.add_real({"cfl", "CFL number", "Time", "", "dt = cfl dx / max speed: cells a particle may cross per step.",
+                0.05, 5},
+               &s_.cfl);
+    r.add_real({"max_dt", "Largest time step", "Time", "s", "Upper bound of dt.", 1e-6, 0.1}, &s_.max_dt);
+    r.add_real({"time_step", "Time step", "Diagnostics", "s", "dt of the last step.", 0, 1e300, true},
+               &s_.time_step);
+    r.add_int({"pressure_iterations_used", "Pressure iterations", "Diagnostics", "", "Of the last solve.", 0, 9e15,
+               true},
+              &s_.pressure_iterations);
+    r.add_real({"pressure_residual_reached", "Pressure residual", "Diagnostics", "",
+                "Relative residual of the last solve.", 0, 1e300, true},
+               &s_.pressure_residual);
+}
+
+const std::vector<StageInfo>& FlipSolver::stages() const {
+    static const std::vector<StageInfo> kStages = {
+        {"advect", "seed 001, Advection: x += dt v"},
+        {"p2g", "seed 001, Particle-to-Grid"},
+        {"body_forces", "seed 001, Body Force: u += dt g on the grid"},
+        {"occupancy", "seed 001: fluid / air / solid per cell"},
+        {"divergence", "seed 001, Divergence Operator"},
+        {"pressure_solve", "seed 001, Pressure Projection: A p = -(rho dx^2/dt) div"},
+        {"pressure_gradient", "seed 001, Gradient Operator: u -= dt/rho grad p"},
+        {"g2p", "seed 001, Grid-to-Particle: PIC/FLIP blend"},
+    };
+    return kStages;
+}
+
+std::vector<FieldInfo> FlipSolver::fields() const {
+    return {{"position", 3, "m", "particle position"},
+            {"velocity", 3, "m/s", "particle velocity"},
+            {"speed", 1, "m/s", "|velocity|"},
+            {"id", 1, "", "particle index at creation"}};
+}
+
+void FlipSolver::read_field(std::string_view name, std::vector<double>& out) const {
+    HostState s;
+    engine_->download(s);
+    out.clear();
+    if (name == "position" || name == "velocity") {
+        for (const dvec3& v : name == "position" ? s.pos : s.vel) out.insert(out.end(), {v.x, v.y, v.z});
+    } else if (name == "speed") {
+        for (const dvec3& v : s.vel) out.push_back(std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z));
+    } else if (name == "id") {
+        out.assign(s.id.begin(), s.id.end());
+    } else {
+        throw ParamError("the flip solver has no field '" + std::string(name) +
+                         "' (allowed: position, velocity, speed, id)");
+    }
+}
+
+MacGrid FlipSolver::grid() const {
+    const double longest = std::max({s_.domain_size[0], s_.domain_size[1], s_.domain_size[2]});
+    MacGrid g;
+    g.dx = longest / static_cast<double>(s_.resolution);
+    g.nx = std::max(1, static_cast<int>(std::lround(s_.domain_size[0] / g.dx)));
+    g.ny = std::max(1, static_cast<int>(std::lround(s_.domain_size[1] / g.dx)));
+    g.nz = std::max(1, static_cast<int>(std::lround(s_.domain_size[2] / g.dx)));
+    g.origin = dvec3(0.0);
+    return g;
+}
+
+double FlipSolver::particle_radius() const {
+    const double per_side = std::cbrt(static_cast<double>(s_.particles_per_cell));
+    return 0.5 * grid().dx / per_side;
+}
+
+void FlipSolver::domain(double lo[3], double hi[3]) const {
+    const MacGrid g = grid();
+    for (int k = 0; k < 3; ++k) lo[k] = 0.0;
+    hi[0] = g.nx * g.dx;
+    hi[1] = g.ny * g.dx;
+    hi[2] = g.nz * g.dx;
+}
+
+std::vector<Obstacle> FlipSolver::obstacles() const {
+    std::vector<Obstacle> out;
+    const double* b = s_.obstacle_box;
+    if (b[3] > b[0] && b[4] > b[1] && b[5] > b[2]) {
+        Obstacle o;
+        o.shape = Obstacle::Shape::Box;
+        o.name = "box";
+        for (int k = 0; k < 3; ++k) {
+            o.lo[k] = b[k];
+            o.hi[k] = b[k + 3];
+        }
+        out.push_back(o);
+    }
+    if (s_.obstacle_sphere[3] > 0) {
+        Obstacle o;
+        o.shape = Obstacle::Shape::Sphere;
+        o.name = "sphere";
+        for (int k = 0; k < 3; ++k) o.center[k] = s_.obstacle_sphere[k];
+        o.radius = s_.obstacle_sphere[3];
+        out.push_back(o);
+    }
+    return out;
+}
+
+Config FlipSolver::config() const {
+    Config c;
+    c.grid = grid();
+    c.dt = dt_;
+    const dvec3 dir(s_.gravity_direction[0], s_.gravity_direction[1], s_.gravity_direction[2]);
+    const double len = std::sqrt(dir.x * dir.x + dir.y * dir.y + dir.z * dir.z);
+    c.gravity = len > 0 ? (s_.gravity / len) * dir : dvec3(0.0);
+    c.density = s_.density;
+    c.flip_ratio = s_.flip_ratio;
+    c.weights = s_.transfer;
+    const double* b = s_.obstacle_box;
+    if (b[3] > b[0] && b[4] > b[1] && b[5] > b[2]) {
+        c.box_lo = dvec3(b[0], b[1], b[2]);
+        c.box_hi = dvec3(b[3], b[4], b[5]);
+    }
+    c.sphere_center = dvec3(s_.obstacle_sphere[0], s_.obstacle_sphere[1], s_.obstacle_sphere[2]);
+    c.sphere_radius = s_.obstacle_sphere[3];
+    return c;
+}
+
+PressureSettings FlipSolver::pressure_settings() const {
+    PressureSettings p;
+    p.method = s_.pressure_solver;
+    p.iterations = static_cast<int>(s_.pressure_solver == 0 ? s_.jacobi_iterations : s_.gauss_seidel_iterations);
+    p.jacobi_alpha = s_.jacobi_relaxation;
+    p.sor_omega = s_.sor_omega;
+    p.tolerance = s_.mgpcg_tolerance;
+    p.max_iterations = static_cast<int>(s_.mgpcg_max_iterations);
+    return p;
+}
+
+void FlipSolver::do_reset() {
+    const long long ppc = s_.particles_per_cell;
+    const int per_side = static_cast<int>(std::lround(std::cbrt(static_cast<double>(ppc))));
+    if (per_side * per_side * per_side != ppc)
+        throw ParamError("particles_per_cell: expected a cube (1, 8 or 27), got " + std::to_string(ppc));
+    const MacGrid g = grid();
+    const Config c = config();
+    HostState h;
+    std::mt19937_64 rng(static_cast<std::uint64_t>(s_.seed));
+    const double sub = g.dx / per_side;
+    // seed 001 seeds particles per fluid cell; 2x2x2 with jitter inside the fluid blocks.
+    for (int k = 0; k < g.nz; ++k)
+        for (int j = 0; j < g.ny; ++j)
+            for (int i = 0; i < g.nx; ++i)
+                for (int c3 = 0; c3 < per_side * per_side * per_side; ++c3) {
+                    const int a = c3 % per_side, b = (c3 / per_side) % per_side, d = c3 / (per_side * per_side);
+                    dvec3 x = g.origin + g.dx * dvec3(i, j, k) + sub * dvec3(a + 0.5, b + 0.5, d + 0.5);
+                    x += s_.jitter * sub * dvec3(uniform01(rng) - 0.5, uniform01(rng) - 0.5, uniform01(rng) - 0.5);
+                    bool inside = false;
+                    for (const double* box : {s_.fluid_box, s_.fluid_box_2})
+                        inside |= x.x > box[0] && x.y > box[1] && x.z > box[2] && x.x < box[3] && x.y < box[4] &&
+                                  x.z < box[5];
+                    if (!inside || in_box(c, x) || in_sphere(c, x)) continue;
+                    h.pos.push_back(x);
+                    h.vel.push_back(dvec3(0.0));
+                    h.id.push_back(static_cast<int>(h.id.size()));
+                }
+    if (h.pos.empty())
+        throw ParamError("fluid_box: no particle is seeded (the block must overlap the box and miss the obstacles)");
+    last_max_speed_ = 0.0;
+    set_state(h);
+}
+
+void FlipSolver::set_state(const HostState& s) {
+    if (!engine_) engine_ = make_engine(backend());
+    engine_->upload(s);
+}
+
+HostState FlipSolver::state() const {
+    HostState raw, s;
+    if (!engine_) return s;
+    engine_->download(raw);
+    for (std::size_t k : grid::order_by_id(raw.id)) {
+        s.pos.push_back(raw.pos[k]);
+        s.vel.push_back(raw.vel[k]);
+        s.id.push_back(raw.id[k]);
+    }
+    return s;
+}
+
+void FlipSolver::run_stage(int index) {
+    if (index == 0) {
+        // A CFL number bounds how many cells a particle crosses in a step: dt = cfl dx / speed,
+        // with the speed of the last step plus what gravity adds in one (so a fluid at rest
+        // does not take one giant step).
+        const MacGrid g = grid();
+        const double speed = last_max_speed_ + std::sqrt(s_.gravity * g.dx);
+        dt_ = std::min(s_.max_dt, s_.cfl * g.dx / std::max(speed, 1e-12));
+    }
+    engine_->run_stage(index, config(), pressure_settings());
+}
+
+double FlipSolver::finish_step(Stats& out) {
+    const Sums s = engine_->sums();
+    const std::string step = "step " + std::to_string(step_count() + 1) + ": ";
+    if (s.nonfinite > 0)
+        throw SimulationError(step + std::to_string(s.nonfinite) +
+                              " particle(s) have a NaN or infinite position or velocity");
+    const StepReport r = engine_->report(config());
+    const MacGrid g = grid();
+    // Particle mass: the density times a particle's share of a cell.
+    const double mass = s_.density * g.dx * g.dx * g.dx / static_cast<double>(s_.particles_per_cell);
+    last_max_speed_ = std::sqrt(s.max_speed2);
+    s_.time_step = dt_;
+    s_.pressure_iterations = r.pressure_iterations;
+    s_.pressure_residual = r.pressure_residual;
+    out.set("kinetic_energy", mass * s.kinetic_energy);
+    out.set("momentum", std::vector<double>{mass * s.momentum.x, mass * s.momentum.y, mass * s.momentum.z});
+    out.set("max_speed", last_max_speed_);
+    out.set("div_max_before", r.div_max_before);
+    out.set("div_max_after", r.div_max_after);
+    out.set_count("pressure_iterations", r.pressure_iterations);
+    out.set("pressure_residual", r.pressure_residual);
+    out.set_count("fluid_cells", r.fluid_cells);
+    out.set("fluid_volume", static_cast<double>(r.fluid_cells) * g.dx * g.dx * g.dx);
+    return dt_;
+}
+
+void FlipSolver::move_to(Backend to) {
+    auto fresh = make_engine(to);
+    HostState s;
+    engine_->download(s);
+    fresh->upload(s);
+    engine_ = std::move(fresh);
+}
+
+void FlipSolver::save_state(std::vector<char>& out) const {
+    HostState s;
+    engine_->download(s);
+    out.clear();
+    blob::put(out, s.pos);
+    blob::put(out, s.vel);
+    blob::put(out, s.id);
+    blob::put(out, std::vector<double>{last_max_speed_});
+}
+
+void FlipSolver::load_state(const std::vector<char>& in) {
+    HostState s;
+    std::size_t at = 0;
+    blob::get(in, at, s.pos);
+    blob::get(in, at, s.vel);
+    blob::get(in, at, s.id);
+    std::vector<double> extra;
+    blob::get(in, at, extra);
+    last_max_speed_ = extra.empty() ? 0.0 : extra[0];
+    set_state(s);
+}
+
+}  // namespace fs::flip
