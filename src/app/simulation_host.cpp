@@ -1,9 +1,5 @@
 #include "app/simulation_host.hpp"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <algorithm>
 #include <cmath>
@@ -91,6 +87,10 @@ void SimulationHost::adopt(std::unique_ptr<Solver> solver, Scene scene) {
     solver_ = std::move(solver);
     scene_ = std::move(scene);
     last_good_.reset();
+    {
+        std::lock_guard lock(mutex_);
+        barrier_target_.reset();
+    }
     meta_ = describe(solver_->params());
     // Keep the colour field when the new solver has it, else its speed (or first scalar).
     bool found = false;
@@ -186,6 +186,10 @@ void SimulationHost::advance_stage() {
 }
 
 void SimulationHost::set_param(const std::string& name, const nlohmann::json& value) {
+    if (name == "barrier_angle") {  // a typed angle is where Q/E continue from
+        std::lock_guard lock(mutex_);
+        barrier_target_.reset();
+    }
     post([this, name, value] {
         try {
             solver_->params().at(name).set_json(value);
@@ -230,18 +234,24 @@ void SimulationHost::set_realtime(bool on) {
 }
 
 bool SimulationHost::rotate_barrier(double direction, double seconds) {
-    double angle = 0.0, rate = 0.0;
+    double angle = 0.0;
     {
         std::lock_guard lock(mutex_);
         const nlohmann::json& p = status_.params;
         if (!p.contains("barrier_angle") || !p.contains("barrier_rotation_rate")) return false;
-        rate = p["barrier_rotation_rate"].get<double>();
-        angle = p["barrier_angle"].get<double>() + direction * rate * seconds;
-        // Held keys call this every frame, before the simulation thread has answered: keep the
-        // running value here so the turns add up.
-        status_.params["barrier_angle"] = angle;
+        // Held keys call this every frame, faster than the simulation thread answers: turns add
+        // up on the angle last asked for, not on the (possibly older) published one.
+        const double base = barrier_target_ ? *barrier_target_ : p["barrier_angle"].get<double>();
+        angle = base + direction * p["barrier_rotation_rate"].get<double>() * seconds;
+        barrier_target_ = angle;
     }
-    set_param("barrier_angle", angle);
+    post([this, angle] {
+        try {
+            solver_->params().at("barrier_angle").set(angle);
+        } catch (const ParamError& e) {
+            fail(std::string("barrier_angle: ") + e.what());
+        }
+    });
     return true;
 }
 
@@ -369,10 +379,6 @@ void SimulationHost::step_once() {
 }
 
 void SimulationHost::run() {
-    // The window's thread must win the cores when a step is slow: the simulation thread (and
-    // the OpenMP threads it starts, which inherit this) runs at a lower priority. Only a hint;
-    // failing to get it changes nothing else.
-    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
     std::unique_lock lock(mutex_);
     while (!quit_) {
         wake_.wait_for(lock, std::chrono::milliseconds(50), [&] {

@@ -169,6 +169,7 @@ private:
     double frame_seconds_ = 1.0 / 60.0;  // wall time between the last two frame ticks
     std::chrono::steady_clock::time_point last_tick_{};
     int frames_pending_ = 0;
+    std::optional<double> barrier_target_;  // the angle Q/E last asked for
     SimStatus status_;
     StatsHistory history_;
     FrameData frame_;

@@ -34,6 +34,9 @@ struct StepReport {
     int pressure_iterations = 0;
     double pressure_residual = 0.0;
     long long fluid_cells = 0;
+    // Volume in cells: each cell counts min(1, particles / particles_per_cell), so splashes
+    // count what they hold and over-full cells (lost volume) count one.
+    double fluid_volume_cells = 0.0;
 };
 
 class Engine {

@@ -96,6 +96,7 @@ struct Config {
     dvec3 gravity{0.0, -9.81, 0.0};
     double density = 1000.0;  // rho of the pressure equation (kg/m^3)
     double flip_ratio = 0.95; // weight of the FLIP part: v = flip (v_p + dv) + (1 - flip) v_pic
+    int particles_per_cell = 8;
     int weights = kLinear;
     // A static box obstacle (empty when hi <= lo) and a sphere (radius 0: none), in metres.
     dvec3 box_lo{0.0}, box_hi{0.0};
@@ -175,6 +176,9 @@ struct SumsOp {
         s.nonfinite = a.nonfinite + b.nonfinite;
         return s;
     }
+};
+struct SumOp {
+    FS_HDI double operator()(double a, double b) const { return a + b; }
 };
 struct AddOp {
     FS_HDI long long operator()(long long a, long long b) const { return a + b; }

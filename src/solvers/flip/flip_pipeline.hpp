@@ -337,6 +337,15 @@ public:
         r.fluid_cells = exec_.transform_reduce(
             cells, 0LL, FS_LAMBDA(int i) { return type[i] == kFluid ? 1LL : 0LL; },
             AddOp{});
+        auto start = sort_.cell_start();
+        const double ppc = c.particles_per_cell;
+        r.fluid_volume_cells = exec_.transform_reduce(
+            cells, 0.0,
+            FS_LAMBDA(int i) {
+                const double n = start[i + 1] - start[i];
+                return n < ppc ? n / ppc : 1.0;
+            },
+            SumOp{});
         r.pressure_iterations = iterations_;
         r.pressure_residual = residual_;
         return r;

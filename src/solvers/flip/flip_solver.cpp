@@ -181,6 +181,7 @@ Config FlipSolver::config() const {
     c.gravity = len > 0 ? (s_.gravity / len) * dir : dvec3(0.0);
     c.density = s_.density;
     c.flip_ratio = s_.flip_ratio;
+    c.particles_per_cell = static_cast<int>(s_.particles_per_cell);
     c.weights = s_.transfer;
     const double* b = s_.obstacle_box;
     if (b[3] > b[0] && b[4] > b[1] && b[5] > b[2]) {
@@ -287,7 +288,7 @@ double FlipSolver::finish_step(Stats& out) {
     out.set_count("pressure_iterations", r.pressure_iterations);
     out.set("pressure_residual", r.pressure_residual);
     out.set_count("fluid_cells", r.fluid_cells);
-    out.set("fluid_volume", static_cast<double>(r.fluid_cells) * g.dx * g.dx * g.dx);
+    out.set("fluid_volume", r.fluid_volume_cells * g.dx * g.dx * g.dx);
     return dt_;
 }
 

@@ -53,9 +53,11 @@ FS_HDI Neighbours gather(const MacGrid& g, View<const unsigned char> type, View<
 }
 
 // Trilinear weights between cell-centred levels (McAdams, Sifakis and Teran 2010, "A parallel
-// multigrid Poisson solver for fluids simulation on large grids", sec. 3): along one axis, fine
+// multigrid Poisson solver for fluids simulation on large grids"): along one axis, fine
 // cell 2C + d takes weight 3/4 from coarse cell C for d in {0, 1} and 1/4 for d in {-1, 2}.
-FS_HDI double transfer_weight(int d) { return (d == 0 || d == 1) ? 0.75 : 0.25; }
+FS_HDI double transfer_weight(int d) {
+    return (d == 0 || d == 1) ? 0.75 : 0.25;
+}
 
 // Two sums in one reduction (one host round trip instead of two).
 struct SumPair {
@@ -88,18 +90,19 @@ public:
     // The multigrid cycle: levels halve each dimension until the largest is at most
     // kCoarsestSize; kSmoothSweeps red-black sweeps before and after the coarse correction,
     // kCoarsestSweeps symmetric pairs of sweeps on the coarsest level.
-    static constexpr int kCoarsestSize = 4;
+    static constexpr int kCoarsestSize = 2;
     static constexpr int kSmoothSweeps = 2;
-    static constexpr int kCoarsestSweeps = 16;
+    static constexpr int kCoarsestSweeps = 8;
 
     // Solves A p = b on the fluid cells of `type`. On entry p holds the initial guess (the last
     // step's pressure); on exit p is 0 on every cell that is not fluid. b is read on fluid cells
     // only. Allocates only when the grid size changes.
-    Result solve(Exec& exec, const MacGrid& g, View<const unsigned char> type,
-                 View<const double> b, View<double> p, const Settings& s) {
+    Result solve(Exec& exec, const MacGrid& g, View<const unsigned char> type, View<const double> b,
+                 View<double> p, const Settings& s) {
         mask(exec, type, p);
         Result res;
-        if (norm2_fluid(exec, g, type, b) == 0.0) {  // A p = 0: p = 0, whatever the method
+        const double bb = norm2_fluid(exec, g, type, b);
+        if (bb == 0.0) {  // A p = 0: p = 0, whatever the method
             fill_zero(exec, p);
             return res;
         }
@@ -115,7 +118,9 @@ public:
                 }
                 res.iterations = s.iterations;
                 break;
-            default: res.iterations = mgpcg(exec, g, type, b, p, s); break;
+            default:
+                res.iterations = mgpcg(exec, g, type, b, p, s, bb);
+                break;
         }
         res.residual = relative_residual(exec, g, type, b, p);
         return res;
@@ -161,7 +166,9 @@ public:
                 const double r = b[c] - (n.diag * x[c] - n.sum);
                 return SumPair{r * r, b[c] * b[c]};
             },
-            FS_LAMBDA(SumPair u, SumPair v) { return SumPair{u.a + v.a, u.b + v.b}; });
+            FS_LAMBDA(SumPair u, SumPair v) {
+                return SumPair{u.a + v.a, u.b + v.b};
+            });
         return s.b > 0.0 ? std::sqrt(s.a / s.b) : 0.0;
     }
 
@@ -202,8 +209,8 @@ public:
     }
 
     // `iterations` sweeps ping-ponging between p and the scratch buffer; the last lands in p.
-    void jacobi(Exec& exec, const MacGrid& g, View<const unsigned char> type,
-                View<const double> b, View<double> p, const Settings& s) {
+    void jacobi(Exec& exec, const MacGrid& g, View<const unsigned char> type, View<const double> b,
+                View<double> p, const Settings& s) {
         scratch_.resize(static_cast<std::size_t>(g.cells()));
         View<double> a = p, t = scratch_.view();
         for (int it = 0; it < s.iterations; ++it) {
@@ -251,7 +258,7 @@ public:
     // ---- multigrid (McAdams, Sifakis and Teran 2010) ----
 
     // A coarse cell is air if any of its children is air, else fluid if any child is fluid, else
-    // solid (McAdams et al. 2010, sec. 3: Dirichlet, then interior, then Neumann). Children
+    // solid (McAdams et al. 2010: Dirichlet, then interior, then Neumann). Children
     // outside the fine grid are solid.
     void coarsen_types(Exec& exec, const MacGrid& fg, View<const unsigned char> ftype,
                        const MacGrid& cg, View<unsigned char> ctype) {
@@ -271,7 +278,7 @@ public:
     }
 
     // Coarse right-hand side from the fine residual r: the transpose of prolongation scaled by
-    // 1/8 (McAdams et al. 2010, sec. 3), times 4 because A is the Laplacian times dx^2 and the
+    // 1/8 (McAdams et al. 2010), times 4 because A is the Laplacian times dx^2 and the
     // coarse dx is twice the fine one: b_C = (4/8) sum_f w(f, C) r_f.
     void restrict_residual(Exec& exec, const MacGrid& fg, View<const double> r, const MacGrid& cg,
                            View<const unsigned char> ctype, View<double> cb) {
@@ -301,7 +308,7 @@ public:
     }
 
     // x_f += trilinear interpolation of the coarse correction at fluid fine cells (McAdams et al.
-    // 2010, sec. 3). The coarse solution is 0 on non-fluid coarse cells, so this is exactly the
+    // 2010). The coarse solution is 0 on non-fluid coarse cells, so this is exactly the
     // transpose of restrict_residual up to its scale.
     void prolong_add(Exec& exec, const MacGrid& cg, View<const double> cx, const MacGrid& fg,
                      View<const unsigned char> ftype, View<double> fx) {
@@ -309,7 +316,8 @@ public:
             if (ftype[f] != kFluid) return;
             const glm::ivec3 q = fg.cell_coords(f);
             const int c0[3] = {q.x / 2, q.y / 2, q.z / 2};
-            const int c1[3] = {(q.x & 1) ? c0[0] + 1 : c0[0] - 1, (q.y & 1) ? c0[1] + 1 : c0[1] - 1,
+            const int c1[3] = {(q.x & 1) ? c0[0] + 1 : c0[0] - 1,
+                               (q.y & 1) ? c0[1] + 1 : c0[1] - 1,
                                (q.z & 1) ? c0[2] + 1 : c0[2] - 1};
             double s = 0.0;
             for (int a = 0; a < 2; ++a) {
@@ -398,10 +406,10 @@ public:
     }
 
     // Preconditioned conjugate gradient (Saad, "Iterative Methods for Sparse Linear Systems",
-    // Algorithm 9.1) with M^-1 = one V-cycle (McAdams et al. 2010, sec. 4). Returns the number of
-    // iterations. Three host round trips per iteration: d.q, and (r.r, r.z) together.
+    // Algorithm 9.1) with M^-1 = one V-cycle (McAdams et al. 2010). Returns the number of
+    // iterations. Two host round trips per iteration: d.q, then (r.r, r.z) in one reduction.
     int mgpcg(Exec& exec, const MacGrid& g, View<const unsigned char> type, View<const double> b,
-              View<double> p, const Settings& s) {
+              View<double> p, const Settings& s, double bb) {
         prepare(g);
         View<double> r = r_.view(), z = z_.view(), d = d_.view(), q = q_.view();
         Level& L0 = levels_[0];
@@ -413,10 +421,10 @@ public:
                           levels_[l].type_buf.view());
 
         residual(exec, g, type, b, p, r);  // r0 = b - A p0 (0 off the fluid)
-        const double target2 = s.tolerance * s.tolerance * norm2_fluid(exec, g, type, b);
+        const double target2 = s.tolerance * s.tolerance * bb;
         if (dot(exec, r, r) <= target2) return 0;
 
-        vcycle(exec, 0);  // z0 = M^-1 r0
+        vcycle(exec, 0);   // z0 = M^-1 r0
         copy(exec, z, d);  // d0 = z0
         double rz = dot(exec, r, z);
         int it = 0;
@@ -426,14 +434,15 @@ public:
             const double dq = dot(exec, d, q);
             if (!(dq > 0.0)) break;  // A is only semi-definite: d lies in its null space
             const double alpha = rz / dq;
-            // x += alpha d, r -= alpha q
+            // p += alpha d, r -= alpha q
             exec.parallel_for(g.cells(), FS_LAMBDA(int c) {
                 p[c] += alpha * d[c];
                 r[c] -= alpha * q[c];
             });
             vcycle(exec, 0);  // z = M^-1 r
             const SumPair rr = exec.transform_reduce(
-                g.cells(), SumPair{}, FS_LAMBDA(int c) { return SumPair{r[c] * r[c], r[c] * z[c]}; },
+                g.cells(), SumPair{},
+                FS_LAMBDA(int c) { return SumPair{r[c] * r[c], r[c] * z[c]}; },
                 FS_LAMBDA(SumPair u, SumPair v) { return SumPair{u.a + v.a, u.b + v.b}; });
             if (rr.a <= target2) break;
             const double beta = rr.b / rz;
