@@ -22,10 +22,15 @@ public:
     static constexpr MemorySpace space = MemorySpace::Host;
     static constexpr int kBlock = 1 << 14;
 
+    // Loops shorter than this run on the calling thread: starting a team and meeting at its
+    // barrier costs more than they do (multigrid's coarse levels issue many such loops, and a
+    // barrier waiting on a descheduled thread costs a whole time slice on a busy machine).
+    static constexpr int kSerialBelow = 4096;
+
     // f(i) for i in [0, n); the iterations are independent.
     template <class F>
     void parallel_for(int n, const F& f) const {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kSerialBelow)
         for (int i = 0; i < n; ++i) f(i);
     }
 

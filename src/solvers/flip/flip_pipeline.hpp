@@ -137,11 +137,12 @@ public:
                 const ivec3 fc = faces.coords(f);
                 const dvec3 at = faces.position(fc);
                 const double s = kernel_support(weights);
-                // Cells whose particles can reach the face: those overlapping [at - s, at + s].
+                // Cells whose particles can reach the face: those overlapping the open interval
+                // (at - s, at + s) along each axis (2 x 3 x 3 cells for linear weights).
                 const ivec3 lo(static_cast<int>(std::floor(at.x - s)), static_cast<int>(std::floor(at.y - s)),
                                static_cast<int>(std::floor(at.z - s)));
-                const ivec3 hi(static_cast<int>(std::floor(at.x + s)), static_cast<int>(std::floor(at.y + s)),
-                               static_cast<int>(std::floor(at.z + s)));
+                const ivec3 hi(static_cast<int>(std::ceil(at.x + s)) - 1, static_cast<int>(std::ceil(at.y + s)) - 1,
+                               static_cast<int>(std::ceil(at.z + s)) - 1);
                 double sum = 0.0, wsum = 0.0;
                 for (int k = lo.z > 0 ? lo.z : 0; k <= hi.z && k < g.nz; ++k)
                     for (int j = lo.y > 0 ? lo.y : 0; j <= hi.y && j < g.ny; ++j)
