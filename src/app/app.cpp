@@ -288,8 +288,13 @@ void App::frame_all(int w, int h) {
         cam2_.frame({frame_.lo[0], frame_.lo[1]}, {frame_.hi[0], frame_.hi[1]}, static_cast<int>(free_w), h);
         cam2_.pan_pixels({shift, 0.0});
     } else {
+        if (framed_scene_ != status_.scene_path) {  // a new scene: a three-quarter view from above
+            cam3_.yaw = 0.55;
+            cam3_.pitch = 0.45;
+        }
         cam3_.frame({frame_.lo[0], frame_.lo[1], frame_.lo[2]}, {frame_.hi[0], frame_.hi[1], frame_.hi[2]},
-                    h > 0 ? static_cast<double>(w) / h : 1.0);
+                    free_w > 0 && h > 0 ? free_w / h : 1.0);
+        cam3_.pan_pixels({shift, 0.0}, h);
     }
 }
 
