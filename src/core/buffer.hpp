@@ -81,6 +81,12 @@ public:
         size_ = n;
     }
 
+    // resize(n), then view(): for a spare buffer about to be written in full.
+    View<T> resized(std::size_t n) {
+        resize(n);
+        return view();
+    }
+
     void fill_zero() { mem_zero(data_, space_, bytes()); }
 
     void copy_from_host(const T* src, std::size_t n) {

@@ -111,18 +111,18 @@ public:
         auto order = sort_.order();
         auto vel = vel_.cview();
         auto id = id_.cview();
-        auto pos2 = pos_alt_.view_resized(size());
-        auto vel2 = vel_alt_.view_resized(size());
-        auto id2 = id_alt_.view_resized(size());
+        auto pos2 = pos_alt_.resized(static_cast<std::size_t>(size()));
+        auto vel2 = vel_alt_.resized(static_cast<std::size_t>(size()));
+        auto id2 = id_alt_.resized(static_cast<std::size_t>(size()));
         exec_.parallel_for(size(), FS_LAMBDA(int s) {
             const int i = order[s];
             pos2[s] = pos[i];
             vel2[s] = vel[i];
             id2[s] = id[i];
         });
-        pos_alt_.swap_into(pos_);
-        vel_alt_.swap_into(vel_);
-        id_alt_.swap_into(id_);
+        std::swap(pos_alt_, pos_);
+        std::swap(vel_alt_, vel_);
+        std::swap(id_alt_, id_);
 
         auto start = sort_.cell_start();
         auto p = pos_.cview();
@@ -357,23 +357,13 @@ public:
     void synchronize() override { exec_.synchronize(); }
 
 private:
-    template <class T>
-    struct Alt {
-        Buffer<T> buf{kSpace};
-        View<T> view_resized(int n) {
-            buf.resize(static_cast<std::size_t>(n));
-            return buf.view();
-        }
-        void swap_into(Buffer<T>& b) { std::swap(buf, b); }
-    };
-
     Exec exec_;
     MacGrid grid_{};
     // Particles (in cell order after p2g; id says who is who).
     Buffer<dvec3> pos_{kSpace}, vel_{kSpace};
     Buffer<int> id_{kSpace};
-    Alt<dvec3> pos_alt_, vel_alt_;
-    Alt<int> id_alt_;
+    Buffer<dvec3> pos_alt_{kSpace}, vel_alt_{kSpace};
+    Buffer<int> id_alt_{kSpace};
     grid::CellSort<Exec> sort_;
     // Grid: cell types, pressure, divergence before and after the projection, the right-hand
     // side; per velocity component the faces now, after P2G (for FLIP), and which carry a value.

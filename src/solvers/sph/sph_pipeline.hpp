@@ -73,13 +73,13 @@ public:
         auto id = id_.cview();
         auto density = density_.cview();
         auto pressure = pressure_.cview();
-        auto pos2 = pos_alt_.view_resized(size());
-        auto vel2 = vel_alt_.view_resized(size());
-        auto off2 = offset_alt_.view_resized(size());
-        auto kind2 = kind_alt_.view_resized(size());
-        auto id2 = id_alt_.view_resized(size());
-        auto density2 = density_alt_.view_resized(size());
-        auto pressure2 = pressure_alt_.view_resized(size());
+        auto pos2 = pos_alt_.resized(static_cast<std::size_t>(size()));
+        auto vel2 = vel_alt_.resized(static_cast<std::size_t>(size()));
+        auto off2 = offset_alt_.resized(static_cast<std::size_t>(size()));
+        auto kind2 = kind_alt_.resized(static_cast<std::size_t>(size()));
+        auto id2 = id_alt_.resized(static_cast<std::size_t>(size()));
+        auto density2 = density_alt_.resized(static_cast<std::size_t>(size()));
+        auto pressure2 = pressure_alt_.resized(static_cast<std::size_t>(size()));
         exec_.parallel_for(size(), FS_LAMBDA(int s) {
             const int i = order[s];
             pos2[s] = pos[i];
@@ -90,13 +90,13 @@ public:
             density2[s] = density[i];
             pressure2[s] = pressure[i];
         });
-        pos_alt_.swap_into(pos_);
-        vel_alt_.swap_into(vel_);
-        offset_alt_.swap_into(offset_);
-        kind_alt_.swap_into(kind_);
-        id_alt_.swap_into(id_);
-        density_alt_.swap_into(density_);
-        pressure_alt_.swap_into(pressure_);
+        std::swap(pos_alt_, pos_);
+        std::swap(vel_alt_, vel_);
+        std::swap(offset_alt_, offset_);
+        std::swap(kind_alt_, kind_);
+        std::swap(id_alt_, id_);
+        std::swap(density_alt_, density_);
+        std::swap(pressure_alt_, pressure_);
     }
 
     grid::Neighbors2 neighbors(const Config& c) const {
@@ -319,26 +319,15 @@ public:
     void synchronize() override { exec_.synchronize(); }
 
 private:
-    // A second buffer of the same kind, for permuting into.
-    template <class T>
-    struct Alt {
-        Buffer<T> buf{kSpace};
-        View<T> view_resized(int n) {
-            buf.resize(static_cast<std::size_t>(n));
-            return buf.view();
-        }
-        void swap_into(Buffer<T>& b) { std::swap(buf, b); }
-    };
-
     Exec exec_;
     // Particles in cell order after neighbor_search (id_ says who is who).
     Buffer<dvec2> pos_{kSpace}, vel_{kSpace}, acc_{kSpace}, offset_{kSpace};
     Buffer<double> density_{kSpace}, pressure_{kSpace};
     // Each particle's neighbours within h: the count, and the list (list_capacity() a particle).
     Buffer<int> kind_{kSpace}, id_{kSpace}, neighbors_{kSpace}, neighbor_list_{kSpace};
-    Alt<dvec2> pos_alt_, vel_alt_, offset_alt_;
-    Alt<double> density_alt_, pressure_alt_;
-    Alt<int> kind_alt_, id_alt_;
+    Buffer<dvec2> pos_alt_{kSpace}, vel_alt_{kSpace}, offset_alt_{kSpace};
+    Buffer<double> density_alt_{kSpace}, pressure_alt_{kSpace};
+    Buffer<int> kind_alt_{kSpace}, id_alt_{kSpace};
     grid::CellSort<Exec> sort_;
 };
 
