@@ -33,8 +33,8 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     Options o;
     std::string scene_arg, backend = "cpu";
     CLI::App app{
-        "fluid-sandbox: an interactive fluid sandbox (Euler particles; FLIP, SPH and vortex "
-        "solvers to come).\nWithout --headless it opens the scene in the desktop window (press F1 "
+        "fluid-sandbox: an interactive fluid sandbox (Euler particles, WCSPH and PIC/FLIP; vortex "
+        "particles to come).\nWithout --headless it opens the scene in the desktop window (press F1 "
         "there for the keys).",
         "fluid-sandbox"};
     app.add_option("scene", scene_arg,
