@@ -126,6 +126,36 @@ TEST(FlipHydrostatic, TankStaysAtRestWithAFlatSurface) {
     EXPECT_LT(top_hi - top_lo, g.dx);
 }
 
+// The particle-counted volume's change over 2 s of a dam break (final, and largest on the way).
+std::pair<double, double> volume_change(double correction) {
+    FlipSolver s;
+    set(s, "domain_size", "1,0.6,0.4");
+    set(s, "resolution", "24");
+    set(s, "fluid_box", "0,0,0,0.35,0.45,0.4");
+    set(s, "volume_correction", std::to_string(correction));
+    s.reset();
+    s.step();
+    const double v0 = s.stats().get("fluid_volume");
+    double worst = 0.0, last = 0.0;
+    while (s.time() < 2.0) {
+        s.step();
+        last = (s.stats().get("fluid_volume") - v0) / v0;
+        worst = std::max(worst, std::abs(last));
+    }
+    return {last, worst};
+}
+
+TEST(FlipVolume, CorrectionKeepsTheDamBreaksVolume) {
+    // Without correction FLIP particles clump and the counted volume falls (seed 001 as it is);
+    // the correction brings it back. Printed: the figures for the closing note.
+    const auto [off_last, off_worst] = volume_change(0.0);
+    const auto [on_last, on_worst] = volume_change(0.5);
+    std::printf("dam break 2 s, volume change: correction off %.2f%% (largest %.2f%%), 0.5: %.2f%% (largest %.2f%%)\n",
+                100 * off_last, 100 * off_worst, 100 * on_last, 100 * on_worst);
+    EXPECT_LT(std::abs(on_last), 0.02);
+    EXPECT_LT(std::abs(on_last) * 5, std::abs(off_last));
+}
+
 TEST(FlipDeterminism, OneAndTwoThreadsGiveIdenticalStates) {
     const int before = fs::cpu_threads();
     HostState result[2];

@@ -97,6 +97,7 @@ struct Config {
     double density = 1000.0;  // rho of the pressure equation (kg/m^3)
     double flip_ratio = 0.95; // weight of the FLIP part: v = flip (v_p + dv) + (1 - flip) v_pic
     int particles_per_cell = 8;
+    double volume_correction = 0.0;  // 0: off (the assignment); see FlipSolver's parameter
     int weights = kLinear;
     // A static box obstacle (empty when hi <= lo) and a sphere (radius 0: none), in metres.
     dvec3 box_lo{0.0}, box_hi{0.0};

@@ -220,8 +220,22 @@ public:
         compute_divergence(c, div_.view());
         auto div = div_.cview();
         auto b = rhs_.view();
+        auto start = sort_.cell_start();
+        auto type = type_.cview();
         const double scale = -c.density * c.grid.dx * c.grid.dx / c.dt;
-        exec_.parallel_for(c.grid.cells(), FS_LAMBDA(int cell) { b[cell] = scale * div[cell]; });
+        // Volume correction (optional): an over-full cell asks for an outflow in proportion to
+        // its excess, div u = k (n / n0 - 1) / dt, so clumped particles spread out again and
+        // the fluid keeps its volume (the divergence-source form of Kugelstadt et al. 2019).
+        const double k = c.volume_correction / c.dt;
+        const double n0 = c.particles_per_cell;
+        exec_.parallel_for(c.grid.cells(), FS_LAMBDA(int cell) {
+            double target = 0.0;
+            if (k > 0.0 && type[cell] == kFluid) {
+                const double excess = (start[cell + 1] - start[cell]) / n0 - 1.0;
+                if (excess > 0.0) target = k * excess;
+            }
+            b[cell] = scale * (div[cell] - target);
+        });
     }
 
     void compute_divergence(const Config& c, View<double> out) {

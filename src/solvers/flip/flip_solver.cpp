@@ -45,6 +45,12 @@ FlipSolver::FlipSolver(Backend backend) : Solver(backend) {
                 "interp(u_new); the assignment's alpha is 1 - flip_ratio (seed 001, Grid-to-Particle).",
                 0, 1},
                &s_.flip_ratio);
+    r.add_real({"volume_correction", "Volume correction", "Transfer", "",
+                "Over-full cells push their particles apart: the pressure solve targets div u = "
+                "k (n / particles_per_cell - 1) / dt there. 0 reproduces the assignment; about 0.1-0.5 "
+                "keeps the volume steady over long runs.",
+                0, 1},
+               &s_.volume_correction);
     r.add_choice({"transfer", "Transfer weights", "Transfer", "",
                   "P2G and G2P kernel: linear (trilinear, seed 001) or the quadratic B-spline."},
                  {"linear", "quadratic"}, &s_.transfer);
@@ -182,6 +188,7 @@ Config FlipSolver::config() const {
     c.density = s_.density;
     c.flip_ratio = s_.flip_ratio;
     c.particles_per_cell = static_cast<int>(s_.particles_per_cell);
+    c.volume_correction = s_.volume_correction;
     c.weights = s_.transfer;
     const double* b = s_.obstacle_box;
     if (b[3] > b[0] && b[4] > b[1] && b[5] > b[2]) {

@@ -21,6 +21,7 @@ struct Settings {
     double obstacle_box[6] = {0, 0, 0, 0, 0, 0};
     double obstacle_sphere[4] = {0, 0, 0, 0};
     double flip_ratio = 0.95;
+    double volume_correction = 0.0;
     int transfer = kLinear;
     int pressure_solver = 2;            // mgpcg
     long long jacobi_iterations = 200;
