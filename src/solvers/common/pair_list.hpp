@@ -1,6 +1,7 @@
 // Lists of particle pairs found on the device, for tests and inspection: each particle counts
 // its pairs, an exclusive scan gives where each writes, then each writes them; the result is
-// copied to the host and sorted. Allocates: never used inside a step.
+// copied to the host and sorted. Allocates: never used inside a step. Also the id order that
+// solvers hand their particles out in.
 #pragma once
 
 #include <algorithm>
@@ -20,15 +21,20 @@ inline std::vector<std::size_t> order_by_id(const std::vector<int>& id) {
     return order;
 }
 
-// count(i) -> how many pairs particle i contributes; emit(i, first, second) writes them into
-// first[0..count(i)) and second[0..count(i)). Both run on the executor's device.
-template <class Exec, class Count, class Emit>
-std::vector<std::pair<int, int>> collect_pairs(Exec& exec, int n, const Count count, const Emit emit) {
+// Every pair of ids (id_i < id_j) of particles i, j that the neighbour visitor `nb` offers each
+// other and `pair_of(i, j)` accepts, sorted. Runs on the executor's device.
+template <class Exec, class Neighbors, class PairOf>
+std::vector<std::pair<int, int>> collect_pairs(Exec& exec, int n, const Neighbors nb, View<const int> id,
+                                               const PairOf pair_of) {
     constexpr MemorySpace space = Exec::space;
     Buffer<int> counts(space, static_cast<std::size_t>(n) + 1);
     Buffer<int> offsets(space, static_cast<std::size_t>(n) + 1);
     auto cnt = counts.view();
-    exec.parallel_for(n + 1, FS_LAMBDA(int i) { cnt[i] = i < n ? count(i) : 0; });
+    exec.parallel_for(n + 1, FS_LAMBDA(int i) {
+        int k = 0;
+        if (i < n) nb.for_each(i, [&](int j) { k += id[j] > id[i] && pair_of(i, j); });
+        cnt[i] = k;
+    });
     exec.exclusive_scan(counts.cview(), offsets.view());
     std::vector<int> host_offsets;
     offsets.copy_to_host(host_offsets);
@@ -38,7 +44,16 @@ std::vector<std::pair<int, int>> collect_pairs(Exec& exec, int n, const Count co
     auto off = offsets.cview();
     auto fa = first.view();
     auto fb = second.view();
-    exec.parallel_for(n, FS_LAMBDA(int i) { emit(i, fa.data + off[i], fb.data + off[i]); });
+    exec.parallel_for(n, FS_LAMBDA(int i) {
+        int k = off[i];
+        nb.for_each(i, [&](int j) {
+            if (id[j] > id[i] && pair_of(i, j)) {
+                fa[k] = id[i];
+                fb[k] = id[j];
+                ++k;
+            }
+        });
+    });
     std::vector<int> a, b;
     first.copy_to_host(a);
     second.copy_to_host(b);

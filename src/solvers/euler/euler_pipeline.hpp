@@ -224,27 +224,10 @@ public:
         auto pos = pos_.cview();
         auto vel = vel_.cview();
         auto id = id_.cview();
-        auto pair_of = [=] FS_HD(int i, int j) {
+        return grid::collect_pairs(exec_, size(), nb, id, [=] FS_HD(int i, int j) {
             double d2;
-            return id[j] > id[i] && is_candidate(separation(pos[i], pos[j], periodic), vel[j] - vel[i], distance2, d2);
-        };
-        return grid::collect_pairs(
-            exec_, size(),
-            FS_LAMBDA(int i) {
-                int k = 0;
-                nb.for_each(i, [&](int j) { k += pair_of(i, j); });
-                return k;
-            },
-            FS_LAMBDA(int i, int* first, int* second) {
-                int k = 0;
-                nb.for_each(i, [&](int j) {
-                    if (pair_of(i, j)) {
-                        first[k] = id[i];
-                        second[k] = id[j];
-                        ++k;
-                    }
-                });
-            });
+            return is_candidate(separation(pos[i], pos[j], periodic), vel[j] - vel[i], distance2, d2);
+        });
     }
 
     std::vector<int> partners() const override { return partner_.to_vector(); }

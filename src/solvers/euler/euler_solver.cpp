@@ -1,6 +1,7 @@
 #include "solvers/euler/euler_solver.hpp"
 
 #include "core/blob.hpp"
+#include "solvers/common/gravity.hpp"
 #include "core/random.hpp"
 #include "solvers/common/pair_list.hpp"
 
@@ -129,9 +130,7 @@ void EulerSolver::read_field(std::string_view name, std::vector<double>& out) co
 Config EulerSolver::config() const {
     Config c;
     c.tau = s_.tau;
-    const dvec2 dir{s_.gravity_direction[0], s_.gravity_direction[1]};
-    const double len = std::sqrt(dir.x * dir.x + dir.y * dir.y);
-    c.gravity = len > 0 ? (s_.gravity / len) * dir : dvec2{0.0, 0.0};
+    c.gravity = gravity_vector<2>(s_.gravity, s_.gravity_direction);
     c.boundary = s_.boundary;
     c.wall_damping = s_.wall_damping;
     c.collisions = s_.collisions;

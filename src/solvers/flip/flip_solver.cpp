@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/blob.hpp"
+#include "solvers/common/gravity.hpp"
 #include "core/random.hpp"
 #include "solvers/common/pair_list.hpp"
 
@@ -182,9 +183,7 @@ Config FlipSolver::config() const {
     Config c;
     c.grid = grid();
     c.dt = dt_;
-    const dvec3 dir(s_.gravity_direction[0], s_.gravity_direction[1], s_.gravity_direction[2]);
-    const double len = std::sqrt(dir.x * dir.x + dir.y * dir.y + dir.z * dir.z);
-    c.gravity = len > 0 ? (s_.gravity / len) * dir : dvec3(0.0);
+    c.gravity = gravity_vector<3>(s_.gravity, s_.gravity_direction);
     c.density = s_.density;
     c.flip_ratio = s_.flip_ratio;
     c.particles_per_cell = static_cast<int>(s_.particles_per_cell);

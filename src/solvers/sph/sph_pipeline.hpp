@@ -293,27 +293,10 @@ public:
         auto pos = pos_.cview();
         auto id = id_.cview();
         const double h2 = h * h;
-        auto pair_of = [=] FS_HD(int i, int j) {
+        return grid::collect_pairs(exec_, size(), nb, id, [=] FS_HD(int i, int j) {
             const dvec2 d = pos[i] - pos[j];
-            return id[j] > id[i] && d.x * d.x + d.y * d.y < h2;
-        };
-        return grid::collect_pairs(
-            exec_, size(),
-            FS_LAMBDA(int i) {
-                int k = 0;
-                nb.for_each(i, [&](int j) { k += pair_of(i, j); });
-                return k;
-            },
-            FS_LAMBDA(int i, int* first, int* second) {
-                int k = 0;
-                nb.for_each(i, [&](int j) {
-                    if (pair_of(i, j)) {
-                        first[k] = id[i];
-                        second[k] = id[j];
-                        ++k;
-                    }
-                });
-            });
+            return d.x * d.x + d.y * d.y < h2;
+        });
     }
 
     void synchronize() override { exec_.synchronize(); }

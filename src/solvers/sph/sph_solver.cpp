@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/blob.hpp"
+#include "solvers/common/gravity.hpp"
 #include "core/random.hpp"
 #include "solvers/common/pair_list.hpp"
 
@@ -191,9 +192,7 @@ Config SphSolver::config() const {
     c.B = s_.rest_density * s_.speed_of_sound * s_.speed_of_sound / s_.gamma;
     c.alpha = s_.viscosity_alpha;
     c.epsilon = s_.viscosity_epsilon;
-    const dvec2 dir{s_.gravity_direction[0], s_.gravity_direction[1]};
-    const double len = std::sqrt(dir.x * dir.x + dir.y * dir.y);
-    c.gravity = len > 0 ? (s_.gravity / len) * dir : dvec2(0.0);
+    c.gravity = gravity_vector<2>(s_.gravity, s_.gravity_direction);
     c.clamp_density = s_.clamp_density;
     c.boundary_model = s_.boundary_model;
     c.barrier_center = {s_.barrier_center[0], s_.barrier_center[1]};
