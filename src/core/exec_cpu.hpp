@@ -6,7 +6,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <numeric>
 #include <type_traits>
 #include <vector>
@@ -39,16 +41,16 @@ public:
     template <class T, class Map, class Op>
     T transform_reduce(int n, T init, const Map& map, const Op& op) {
         const int blocks = (n + kBlock - 1) / kBlock;
-        std::vector<T> partial(static_cast<std::size_t>(blocks), init);
-#pragma omp parallel for schedule(static)
+        T* partial = scratch<T>(static_cast<std::size_t>(blocks));
+#pragma omp parallel for schedule(static) if (blocks > 1)
         for (int b = 0; b < blocks; ++b) {
             const int end = std::min(n, (b + 1) * kBlock);
             T acc = map(b * kBlock);
             for (int i = b * kBlock + 1; i < end; ++i) acc = op(acc, map(i));
-            partial[static_cast<std::size_t>(b)] = acc;
+            new (partial + b) T(acc);
         }
         T result = init;
-        for (const T& p : partial) result = op(result, p);
+        for (int b = 0; b < blocks; ++b) result = op(result, partial[b]);
         return result;
     }
 
@@ -57,19 +59,20 @@ public:
     void exclusive_scan(View<const T> in, View<T> out) {
         const int n = in.size;
         const int blocks = (n + kBlock - 1) / kBlock;
-        std::vector<T> block_sum(static_cast<std::size_t>(blocks) + 1, T{});
+        T* block_sum = scratch<T>(static_cast<std::size_t>(blocks) + 1);
+        for (int b = 0; b <= blocks; ++b) new (block_sum + b) T{};
 #pragma omp parallel for schedule(static)
         for (int b = 0; b < blocks; ++b) {
             const int end = std::min(n, (b + 1) * kBlock);
             T acc{};
             for (int i = b * kBlock; i < end; ++i) acc += in[i];
-            block_sum[static_cast<std::size_t>(b) + 1] = acc;
+            block_sum[b + 1] = acc;
         }
         for (int b = 0; b < blocks; ++b) block_sum[b + 1] += block_sum[b];
 #pragma omp parallel for schedule(static)
         for (int b = 0; b < blocks; ++b) {
             const int end = std::min(n, (b + 1) * kBlock);
-            T acc = block_sum[static_cast<std::size_t>(b)];
+            T acc = block_sum[b];
             for (int i = b * kBlock; i < end; ++i) {
                 const T v = in[i];
                 out[i] = acc;
@@ -109,6 +112,19 @@ public:
     }
 
     void synchronize() const {}
+
+private:
+    // Room for n values of a plain type, reused from call to call (the per-block results of
+    // reductions and scans): once warm, no call allocates.
+    template <class T>
+    T* scratch(std::size_t n) {
+        static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+        static_assert(alignof(T) <= alignof(std::max_align_t));
+        const std::size_t words = (n * sizeof(T) + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
+        if (scratch_.size() < words) scratch_.resize(words);
+        return reinterpret_cast<T*>(scratch_.data());
+    }
+    std::vector<std::max_align_t> scratch_;
 };
 
 }  // namespace fs
