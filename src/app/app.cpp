@@ -360,6 +360,13 @@ void App::draw_scene(int w, int h) {
                 meshes_.add_convex_polygon(pts, solid);
                 break;
             }
+            case Obstacle::Shape::Mesh: {
+                const auto& q = o.points;
+                for (std::size_t k = 0; k + 8 < q.size(); k += 9)
+                    meshes_.add_triangle(glm::vec3(q[k], q[k + 1], q[k + 2]), glm::vec3(q[k + 3], q[k + 4], q[k + 5]),
+                                         glm::vec3(q[k + 6], q[k + 7], q[k + 8]), solid);
+                break;
+            }
         }
     }
     meshes_.draw(view_proj, is3d ? glm::vec3(0.3f, 0.8f, 0.5f) : glm::vec3(0.0f, 0.0f, 1.0f));
@@ -648,6 +655,10 @@ bool App::ui_param(const ParamMeta& m, const nlohmann::json& value) {
             }
             case ParamType::Vec: {
                 std::vector<double> v = value.get<std::vector<double>>();
+                if (m.components == 0) {  // a list (e.g. a polytope's planes): edited in the scene file
+                    ImGui::Text("%s: %zu numbers", s.label.c_str(), v.size());
+                    break;
+                }
                 const double lo = s.min, hi = s.max;
                 ImGuiDataType t = ImGuiDataType_Double;
                 if (std::isfinite(lo) && std::isfinite(hi))

@@ -76,6 +76,9 @@ std::string Param::allowed() const {
         case ParamType::Choice:
             return "one of: " + join(choices_);
         case ParamType::Vec:
+            if (components_ == 0)
+                return "an array of groups of " + std::to_string(stride_) + " finite numbers (at most " +
+                       std::to_string(max_groups_) + " groups)" + range_text(spec_) + unit;
             return "an array of " + std::to_string(components_) + " finite numbers" +
                    range_text(spec_) + unit;
     }
@@ -133,7 +136,11 @@ void Param::set(const ParamValue& v) {
         }
         case ParamType::Vec: {
             auto a = std::get_if<std::vector<double>>(&v);
-            if (!a || static_cast<int>(a->size()) != components_) refuse(describe(v));
+            const bool fits = a && (components_ > 0 ? static_cast<int>(a->size()) == components_
+                                                    : a->size() % static_cast<std::size_t>(stride_) == 0 &&
+                                                          a->size() / static_cast<std::size_t>(stride_) <=
+                                                              static_cast<std::size_t>(max_groups_));
+            if (!fits) refuse(describe(v));
             for (double d : *a)
                 if (!in_range(d)) refuse(describe(v));
             stored = v;
@@ -197,6 +204,7 @@ void Param::set_text(std::string_view text) {
             std::vector<double> v;
             std::string s = t;
             if (!s.empty() && s.front() == '[' && s.back() == ']') s = s.substr(1, s.size() - 2);
+            if (components_ == 0 && trim(s).empty()) return set(v);  // an empty list
             std::size_t start = 0;
             while (start <= s.size()) {
                 const std::size_t comma = std::min(s.find(',', start), s.size());
@@ -272,6 +280,16 @@ Param& ParamRegistry::add_vec(ParamSpec spec, double* values, int components) {
         const auto& a = std::get<std::vector<double>>(v);
         std::copy(a.begin(), a.end(), values);
     };
+    return p;
+}
+
+Param& ParamRegistry::add_list(ParamSpec spec, std::vector<double>* values, int stride, int max_groups) {
+    Param& p = add(std::move(spec), ParamType::Vec);
+    p.components_ = 0;
+    p.stride_ = stride;
+    p.max_groups_ = max_groups;
+    p.get_ = [values] { return ParamValue(*values); };
+    p.set_ = [values](const ParamValue& v) { *values = std::get<std::vector<double>>(v); };
     return p;
 }
 

@@ -45,7 +45,9 @@ public:
     ParamType type() const { return type_; }
     const std::string& name() const { return spec_.name; }
     const std::vector<std::string>& choices() const { return choices_; }
+    // A Vec's length; 0 for a list (variable length, in groups of stride()).
     int components() const { return components_; }
+    int stride() const { return stride_; }
 
     ParamValue get() const { return get_(); }
     // Validates, then stores. Throws ParamError naming what is allowed.
@@ -63,6 +65,8 @@ private:
     ParamType type_ = ParamType::Real;
     std::vector<std::string> choices_;
     int components_ = 1;
+    int stride_ = 0;      // lists only
+    int max_groups_ = 0;  // lists only
     std::function<ParamValue()> get_;
     std::function<void(const ParamValue&)> set_;
     bool* reset_flag_ = nullptr;
@@ -81,6 +85,9 @@ public:
     Param& add_choice(ParamSpec spec, std::vector<std::string> choices, int* index);
     // A fixed-length vector, each component within [min, max].
     Param& add_vec(ParamSpec spec, double* values, int components);
+    // A variable-length list of numbers in groups of `stride` (at most `max_groups` groups, none
+    // allowed), each number within [min, max]: e.g. a polytope's planes as nx, ny, nz, d.
+    Param& add_list(ParamSpec spec, std::vector<double>* values, int stride, int max_groups);
 
     const std::vector<std::unique_ptr<Param>>& all() const { return params_; }
     Param* find(std::string_view name) const;

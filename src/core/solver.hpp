@@ -29,16 +29,18 @@ struct FieldInfo {
     std::string description;
 };
 
-// A solid the renderer draws: a box, a sphere or a convex polygon (2D, z = 0; for instance the
-// SPH barrier). `points` holds a polygon's corners in order.
+// A solid the renderer draws: a box, a sphere, a convex polygon (2D, z = 0; for instance the
+// SPH barrier) or a triangle mesh (3D, e.g. a convex polytope where it is now). `points` holds a
+// polygon's corners in order (x, y pairs) or a mesh's triangles (x, y, z per corner, three
+// corners a triangle, counter-clockwise seen from outside).
 struct Obstacle {
-    enum class Shape { Box, Sphere, Polygon };
+    enum class Shape { Box, Sphere, Polygon, Mesh };
     Shape shape = Shape::Box;
     std::string name;
     double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};  // Box
     double center[3] = {0, 0, 0};                  // Sphere
     double radius = 0.0;
-    std::vector<double> points;                    // Polygon: x, y pairs
+    std::vector<double> points;                    // Polygon: x, y pairs; Mesh: x, y, z corners
 };
 
 // The simulation became invalid (NaN, Inf, runaway speed): the message names step and quantity.

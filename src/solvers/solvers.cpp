@@ -3,6 +3,7 @@
 #include "solvers/euler/euler_solver.hpp"
 #include "solvers/flip/flip_solver.hpp"
 #include "solvers/sph/sph_solver.hpp"
+#include "solvers/vortex/vortex_solver.hpp"
 
 namespace fs {
 
@@ -14,6 +15,8 @@ const std::vector<SolverKind>& solver_kinds() {
          [](Backend b) { return std::make_unique<sph::SphSolver>(b); }},
         {"flip", "3D PIC/FLIP liquid on a MAC grid: Jacobi, red-black Gauss-Seidel or multigrid-preconditioned CG pressure",
          [](Backend b) { return std::make_unique<flip::FlipSolver>(b); }},
+        {"vortex", "3D vortex particles and tracers: Biot-Savart or vortex-in-cell, buoyancy, flames, sphere and polytope bodies",
+         [](Backend b) { return std::make_unique<vortex::VortexSolver>(b); }},
     };
     return kinds;
 }

@@ -1,0 +1,13 @@
+// The vortex pipeline on the CUDA backend (the same Pipeline as vortex_cpu.cpp, over CudaExec).
+#include "core/exec_cuda.cuh"
+#include "solvers/vortex/vortex_pipeline.hpp"
+
+namespace fs::vortex {
+
+std::unique_ptr<Engine> make_cuda_engine() {
+    const CudaStatus& status = cuda_status();
+    if (!status.usable) throw CudaError(status.reason);
+    return std::make_unique<Pipeline<CudaExec>>();
+}
+
+}  // namespace fs::vortex

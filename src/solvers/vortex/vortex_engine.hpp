@@ -1,0 +1,96 @@
+// The backend-facing half of the vortex solver: VortexSolver owns the parameters, the bodies and
+// the emitters, and drives one Engine (vortex_pipeline.hpp, instantiated once per backend), which
+// owns the vortons, the tracers and the vortex-in-cell grid.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "solvers/vortex/vortex_kernels.hpp"
+
+namespace fs::vortex {
+
+// The stages of one step, in order. emit and bodies run on the host (a few particles, a few
+// bodies); the others are the engine's.
+enum Stage : int {
+    kEmit = 0,  // flames emit hot vortons and tracers
+    kVelocity,  // u (and grad u, psi) from vorticity: direct Biot-Savart or vortex-in-cell
+    kBuoyancy,  // baroclinic vorticity from temperature gradients, heat diffusion and cooling
+    kStretch,   // d omega / dt = (omega . grad) u + nu lap omega
+    kAdvect,    // x += dt u
+    kCollide,   // seed 002, SolveBoundaryConditions: eject, no-slip, impulse and heat to bodies
+    kBodies,    // bodies move: scripted, or integrated from gravity and the fluid's impulse
+    kRemesh,    // optional: vortons re-created on the grid's nodes
+    kStageCount
+};
+
+enum VelocityMethod : int { kDirect = 0, kGrid = 1 };
+
+// Everything a stage needs, by value.
+struct Config {
+    double dt = 1.0 / 60.0;
+    int velocity_method = kDirect;  // for vortons
+    int tracer_method = kGrid;      // for tracers
+    int grid_cells = 32;            // VIC nodes along the particles' longest extent
+    double core_radius = 0.05;      // the scene's vorton radius (a floor for the grid spacing)
+    bool stretching = true;         // the (omega . grad) u term
+    double viscosity = 0.0;         // m^2/s
+    double fluid_density = 1.0;     // kg/m^3, for impulses and heat
+    double specific_heat = 1000.0;  // J/(kg K)
+    dvec3 gravity{0.0, -9.81, 0.0};
+    double ambient_temperature = 300.0;
+    bool buoyancy = false;
+    double thermal_diffusivity = 0.0;  // m^2/s
+    double cooling_rate = 0.0;         // 1/s, Newtonian cooling toward the ambient temperature
+    double boundary_thickness = 1.2;   // contact within this many core radii (seed 002: fBndThkFactor)
+    double slip_fraction = 1.0;        // 1: the full no-slip correction
+    double heat_transfer_rate = 0.0;   // 1/s, between a body and the particles touching it
+    bool remesh = false;               // this step ends with a remesh
+    double remesh_threshold = 1e-3;    // of the largest |omega| on the grid
+    int max_vortons = 1 << 20;
+    int body_count = 0;
+};
+
+struct HostState {
+    std::vector<dvec3> vpos, omega;
+    std::vector<double> radius, vtemp;
+    std::vector<int> vid;
+    std::vector<dvec3> tpos;
+    std::vector<double> ttemp;
+    std::vector<int> tid;
+    // Filled by download() only: the velocities of the last velocity stage.
+    std::vector<dvec3> vvel, tvel;
+};
+
+// The grid of the last velocity stage and its sizes (for tests and the stats).
+struct GridInfo {
+    bool built = false;
+    VicGrid grid;
+};
+
+class Engine {
+public:
+    virtual ~Engine() = default;
+    virtual void upload(const HostState& s) = 0;
+    virtual void download(HostState& s) const = 0;
+    virtual int vortons() const = 0;
+    virtual int tracers() const = 0;
+    // Writes new particles into the given slots (a slot equal to the current count appends;
+    // slots must be increasing from there).
+    virtual void place(const HostState& batch, const std::vector<int>& vorton_slots,
+                       const std::vector<int>& tracer_slots) = 0;
+    virtual void set_bodies(const std::vector<BodyShape>& bodies) = 0;
+    virtual void run_stage(int stage, const Config& c) = 0;
+    // What each body received in the last collide stage.
+    virtual std::vector<Exchange> exchanges() const = 0;
+    virtual Sums sums(const Config& c) = 0;
+    virtual GridInfo grid_info() const = 0;
+    // Vortons removed by the last remesh (-1: it did not happen, e.g. too many vortons).
+    virtual int remeshed() const = 0;
+    virtual void synchronize() = 0;
+};
+
+std::unique_ptr<Engine> make_cpu_engine();
+std::unique_ptr<Engine> make_cuda_engine();
+
+}  // namespace fs::vortex

@@ -1,0 +1,250 @@
+// Per-particle and per-node bodies of the vortex-particle solver (seed 002 and the parts of its
+// series it summarises), shared by the CPU and CUDA pipelines.
+//
+// A vorton carries a vorticity vector omega and a core radius sigma; its volume is V = (2 sigma)^3
+// (vortons seeded on a lattice of spacing 2 sigma fill space), its strength alpha = omega V.
+#pragma once
+
+#include <cmath>
+
+#include <glm/glm.hpp>
+
+#include "core/buffer.hpp"
+#include "core/hd.hpp"
+#include "solvers/vortex/polytope.hpp"
+
+namespace fs::vortex {
+
+using glm::dmat3;
+using glm::dvec3;
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr int kMaxBodies = 4;
+
+FS_HDI double vorton_volume(double sigma) { return 8.0 * sigma * sigma * sigma; }
+
+// Regularised Biot-Savart kernel (Rosenhead 1930, Moore 1972; Winckelmans and Leonard 1993, the
+// "low-order algebraic" smoothing): u(x) = sum_j K_j (alpha_j x r), r = x - x_j,
+// K_j = 1 / (4 pi (|r|^2 + sigma_j^2)^(3/2)). It is the curl of the vector potential
+// psi(x) = sum_j alpha_j / (4 pi sqrt(|r|^2 + sigma_j^2)).
+struct KernelTerms {
+    double k;   // K above
+    double dk;  // dK/dr_b = dk * r_b, dk = -3 / (4 pi (r^2 + s^2)^(5/2))
+    double g;   // the potential's 1 / (4 pi sqrt(r^2 + s^2))
+};
+FS_HDI KernelTerms kernel_terms(double r2, double s2) {
+    const double q = r2 + s2;
+    const double inv = 1.0 / std::sqrt(q);
+    const double inv3 = inv * inv * inv;
+    KernelTerms t;
+    t.g = inv / (4.0 * kPi);
+    t.k = inv3 / (4.0 * kPi);
+    t.dk = -3.0 * inv3 * inv * inv / (4.0 * kPi);
+    return t;
+}
+
+// What one source vorton (position xj, strength alpha_j, core sj) adds at a point x: velocity,
+// vector potential, and for a vorton at x with vorticity w the stretching term (w . grad) u:
+//   d u_a / d x_b = K eps_acb alpha_c + (alpha x r)_a dk r_b, so
+//   (w . grad) u = K (alpha x w) + (alpha x r) dk (r . w).
+struct Induced {
+    dvec3 u{0.0}, psi{0.0}, stretch{0.0};
+};
+FS_HDI void add_induced(Induced& acc, dvec3 x, dvec3 w, dvec3 xj, dvec3 alpha_j, double sj, bool want_stretch) {
+    const dvec3 r = x - xj;
+    const double r2 = glm::dot(r, r);
+    const KernelTerms t = kernel_terms(r2, sj * sj);
+    const dvec3 axr = glm::cross(alpha_j, r);
+    acc.u += t.k * axr;
+    acc.psi += t.g * alpha_j;
+    if (want_stretch) acc.stretch += t.k * glm::cross(alpha_j, w) + (t.dk * glm::dot(r, w)) * axr;
+}
+
+// Particle strength exchange (Degond and Mas-Gallic 1989): nu lap(omega) at vorton i is
+// approximated by (nu / eps^2) sum_j V_j (omega_j - omega_i) eta_eps(x_i - x_j), with the Gaussian
+// eta(x) = 4 / pi^(3/2) exp(-|x|^2) (its second moment is 2 per axis), eta_eps(x) = eta(x/eps)/eps^3;
+// eps is the mean of the two cores.
+FS_HDI dvec3 pse_term(dvec3 r, double eps, dvec3 wi, dvec3 wj, double vj) {
+    const double r2 = glm::dot(r, r) / (eps * eps);
+    if (r2 > 16.0) return dvec3(0.0);  // exp(-16) ~ 1e-7: outside the kernel's reach
+    const double eta = 4.0 / (kPi * std::sqrt(kPi)) * std::exp(-r2) / (eps * eps * eps);
+    return (vj * eta / (eps * eps)) * (wj - wi);
+}
+
+// The uniform grid of the vortex-in-cell method: nodes at origin + h (i, j, k), x fastest.
+struct VicGrid {
+    dvec3 origin{0.0};
+    double h = 1.0;
+    int nx = 2, ny = 2, nz = 2;
+
+    FS_HDI int nodes() const { return nx * ny * nz; }
+    FS_HDI int node(int i, int j, int k) const { return i + nx * (j + ny * k); }
+    // Cells are (nx-1)(ny-1)(nz-1); cell (i, j, k) has node (i, j, k) as its low corner.
+    FS_HDI int cells() const { return (nx - 1) * (ny - 1) * (nz - 1); }
+    FS_HDI int cell_index(int i, int j, int k) const { return i + (nx - 1) * (j + (ny - 1) * k); }
+    // The cell holding x (clamped into the grid) and x's fractions inside it, in [0, 1].
+    FS_HDI void locate(dvec3 x, int& i, int& j, int& k, dvec3& f) const {
+        const dvec3 g = (x - origin) / h;
+        i = clamp_to(static_cast<int>(std::floor(g.x)), 0, nx - 2);
+        j = clamp_to(static_cast<int>(std::floor(g.y)), 0, ny - 2);
+        k = clamp_to(static_cast<int>(std::floor(g.z)), 0, nz - 2);
+        f = dvec3(clamp_to(g.x - i, 0.0, 1.0), clamp_to(g.y - j, 0.0, 1.0), clamp_to(g.z - k, 0.0, 1.0));
+    }
+    FS_HDI int cell_of(dvec3 x) const {
+        int i, j, k;
+        dvec3 f;
+        locate(x, i, j, k, f);
+        return cell_index(i, j, k);
+    }
+};
+
+// Trilinear ("cloud in cell") weight of corner (a, b, c) in {0,1}^3 for fractions f.
+FS_HDI double cic_weight(dvec3 f, int a, int b, int c) {
+    return (a ? f.x : 1.0 - f.x) * (b ? f.y : 1.0 - f.y) * (c ? f.z : 1.0 - f.z);
+}
+
+// Trilinear interpolation of `comps` interleaved-by-block components: value m at node n is
+// field[m * nodes + n].
+template <int Comps>
+FS_HDI void interpolate(const VicGrid& g, const double* field, dvec3 x, double* out) {
+    int i, j, k;
+    dvec3 f;
+    g.locate(x, i, j, k, f);
+    for (int m = 0; m < Comps; ++m) out[m] = 0.0;
+    const int n = g.nodes();
+    for (int c = 0; c < 2; ++c)
+        for (int b = 0; b < 2; ++b)
+            for (int a = 0; a < 2; ++a) {
+                const double w = cic_weight(f, a, b, c);
+                const int at = g.node(i + a, j + b, k + c);
+                for (int m = 0; m < Comps; ++m) out[m] += w * field[m * n + at];
+            }
+}
+
+// Central difference of component field[m] along axis `axis` at node (i, j, k); one-sided on the
+// grid's faces.
+FS_HDI double node_derivative(const VicGrid& g, const double* field, int i, int j, int k, int axis) {
+    int lo[3] = {i, j, k}, hi[3] = {i, j, k};
+    const int n[3] = {g.nx, g.ny, g.nz};
+    if (lo[axis] > 0) --lo[axis];
+    if (hi[axis] < n[axis] - 1) ++hi[axis];
+    const int span = hi[axis] - lo[axis];
+    if (span == 0) return 0.0;
+    return (field[g.node(hi[0], hi[1], hi[2])] - field[g.node(lo[0], lo[1], lo[2])]) / (span * g.h);
+}
+
+// 7-point Laplacian at an interior node (0 on the grid's faces, where the field is ~0 anyway:
+// the grid has a margin around every particle).
+FS_HDI double node_laplacian(const VicGrid& g, const double* field, int i, int j, int k) {
+    if (i == 0 || j == 0 || k == 0 || i == g.nx - 1 || j == g.ny - 1 || k == g.nz - 1) return 0.0;
+    const double c = field[g.node(i, j, k)];
+    const double s = field[g.node(i - 1, j, k)] + field[g.node(i + 1, j, k)] + field[g.node(i, j - 1, k)] +
+                     field[g.node(i, j + 1, k)] + field[g.node(i, j, k - 1)] + field[g.node(i, j, k + 1)];
+    return (s - 6.0 * c) / (g.h * g.h);
+}
+
+// A body as the kernels see it: a sphere or a convex polytope, where it is and how it moves.
+enum BodyKind : int { kNoBody = 0, kSphere = 1, kPolytope = 2 };
+struct BodyShape {
+    int kind = kNoBody;
+    double radius = 0.0;  // the sphere's radius (a polytope's bounding radius is in poly)
+    Polytope poly;
+    Pose pose;
+    dvec3 velocity{0.0}, angular_velocity{0.0};
+    double temperature = 0.0;  // K; 0: exchanges no heat
+};
+
+// Where a point stands against a body: signed distance from the surface (negative inside),
+// contact point and outward normal there (seed 002, "Collision Detection": the largest signed
+// plane distance for polytopes). Returns false when the broad phase (bounding sphere plus
+// `margin`) rules contact out.
+FS_HDI bool body_contact(const BodyShape& b, dvec3 x, double margin, double& dist, dvec3& point, dvec3& normal) {
+    if (b.kind == kSphere) {
+        if (glm::length(x - b.pose.position) > b.radius + margin) return false;
+        dist = sphere_contact(b.pose.position, b.radius, x, point, normal);
+        return true;
+    }
+    if (b.kind == kPolytope) {
+        if (!in_bounding_sphere(b.poly, b.pose, x, margin)) return false;
+        int plane = 0;
+        dist = contact_distance(b.poly, b.pose, x, plane);
+        point = contact_point(b.poly, b.pose, x, plane, dist, normal);
+        return true;
+    }
+    return false;
+}
+
+FS_HDI dvec3 surface_velocity(const BodyShape& b, dvec3 at) {
+    return b.velocity + glm::cross(b.angular_velocity, at - b.pose.position);
+}
+
+// What a body received from the fluid in one collision pass: linear and angular impulse (the
+// angular one about the body's position) and heat. Summed over particles in fixed blocks.
+struct Exchange {
+    dvec3 linear{0.0}, angular{0.0};
+    double heat = 0.0;
+    int contacts = 0;
+};
+struct ExchangeOp {
+    FS_HDI Exchange operator()(const Exchange& a, const Exchange& b) const {
+        Exchange s;
+        s.linear = a.linear + b.linear;
+        s.angular = a.angular + b.angular;
+        s.heat = a.heat + b.heat;
+        s.contacts = a.contacts + b.contacts;
+        return s;
+    }
+};
+
+// The fluid's linear impulse of one vorton, (rho / 2) x x alpha, and its angular impulse about
+// the origin, (rho / 3) x x (x x alpha) (Saffman, "Vortex Dynamics", 1992, sec. 3.2 and 3.3).
+FS_HDI dvec3 linear_impulse_of(dvec3 x, dvec3 alpha, double rho) { return 0.5 * rho * glm::cross(x, alpha); }
+FS_HDI dvec3 angular_impulse_of(dvec3 x, dvec3 alpha, double rho) {
+    return (rho / 3.0) * glm::cross(x, glm::cross(x, alpha));
+}
+
+// Per-step sums over the particles.
+struct Sums {
+    dvec3 alpha{0.0};    // sum of strengths omega V (total vorticity)
+    dvec3 impulse{0.0};  // (1/2) sum x x alpha
+    double enstrophy = 0.0;  // sum |omega|^2 V
+    double energy = 0.0;     // (1/2) sum alpha . psi  (rho left out)
+    double max_speed2 = 0.0;
+    int nonfinite = 0;
+};
+struct SumsOp {
+    FS_HDI Sums operator()(const Sums& a, const Sums& b) const {
+        Sums s;
+        s.alpha = a.alpha + b.alpha;
+        s.impulse = a.impulse + b.impulse;
+        s.enstrophy = a.enstrophy + b.enstrophy;
+        s.energy = a.energy + b.energy;
+        s.max_speed2 = max_of(a.max_speed2, b.max_speed2);
+        s.nonfinite = a.nonfinite + b.nonfinite;
+        return s;
+    }
+};
+
+struct Box3 {
+    dvec3 lo{0.0}, hi{0.0};
+};
+struct Box3Op {
+    FS_HDI Box3 operator()(const Box3& a, const Box3& b) const {
+        return {dvec3(min_of(a.lo.x, b.lo.x), min_of(a.lo.y, b.lo.y), min_of(a.lo.z, b.lo.z)),
+                dvec3(max_of(a.hi.x, b.hi.x), max_of(a.hi.y, b.hi.y), max_of(a.hi.z, b.hi.z))};
+    }
+};
+
+// Counter-based random numbers (splitmix64, Steele et al. 2014): the k-th draw of a stream is a
+// pure function of (seed, k), so emission is the same on every backend and thread count.
+FS_HDI unsigned long long splitmix64(unsigned long long z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+FS_HDI double hash01(unsigned long long seed, unsigned long long k) {
+    return static_cast<double>(splitmix64(seed * 0x100000001B3ull + k) >> 11) * 0x1.0p-53;
+}
+
+}  // namespace fs::vortex

@@ -1,0 +1,161 @@
+// The `vortex` solver: vortex particles (vortons) and passive tracers in 3D free space, with
+// buoyancy from temperature, flames that emit hot particles, and sphere and convex-polytope
+// bodies coupled both ways (seed 002, part 13 of a series on vortex-particle fluids for games,
+// and the parts it summarises).
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/solver.hpp"
+#include "solvers/vortex/shapes.hpp"
+#include "solvers/vortex/vortex_engine.hpp"
+
+namespace fs::vortex {
+
+constexpr int kRingSlots = 2;
+
+// A vortex ring seeded as one filament of vortons: alpha = Gamma dl along the circle.
+struct RingSettings {
+    double center[3] = {0.0, 0.0, 0.0};
+    double axis[3] = {0.0, 1.0, 0.0};
+    double radius = 1.0;
+    double circulation = 0.0;  // m^2/s; 0: no ring
+    long long vortons = 64;
+    long long tracers = 0;     // seeded in a torus around the core
+};
+
+// What the scene says about a body (the parameters of one body slot).
+struct BodySettings {
+    int shape = 0;  // index into kShapeNames
+    double position[3] = {0.0, 0.0, 0.0};
+    double size[3] = {0.5, 0.5, 0.5};
+    double rotation[3] = {0.0, 0.0, 0.0};  // degrees about x, then y, then z
+    int motion = 0;                        // 0 kinematic, 1 dynamic
+    double velocity[3] = {0.0, 0.0, 0.0};
+    double spin[3] = {0.0, 0.0, 0.0};      // rad/s
+    double path_amplitude[3] = {0.0, 0.0, 0.0};
+    double path_period = 1.0;
+    double density = 500.0;
+    double temperature = 0.0;              // K; 0 exchanges no heat
+    std::vector<double> planes;            // nx, ny, nz, d groups (shape "planes")
+    std::vector<double> vertices;          // x, y, z groups (shape "vertices": their hull)
+};
+
+struct Settings {
+    int velocity_method = kDirect;
+    int tracer_velocity = kGrid;
+    long long grid_cells = 32;
+    double core_radius = 0.05;
+    std::array<RingSettings, kRingSlots> rings;
+    double vorton_box[6] = {0, 0, 0, 0, 0, 0};
+    double vorton_spacing = 0.1;
+    double vorton_noise = 0.0;
+    double tracer_box[6] = {0, 0, 0, 0, 0, 0};
+    long long tracers = 0;
+    long long max_vortons = 4000;
+    long long max_tracers = 100000;
+    long long seed = 1;
+    double flame_box[6] = {0, 0, 0, 0, 0, 0};
+    double flame_temperature = 600.0;
+    double flame_vorton_rate = 0.0;
+    double flame_tracer_rate = 0.0;
+    bool stretching = true;
+    double viscosity = 0.0;
+    double fluid_density = 1.2;
+    double specific_heat = 1005.0;
+    double ambient_temperature = 300.0;
+    bool buoyancy = true;
+    double thermal_diffusivity = 0.0;
+    double cooling_rate = 0.0;
+    double gravity = 9.81;
+    double gravity_direction[3] = {0.0, -1.0, 0.0};
+    double boundary_thickness = 1.2;
+    double slip_fraction = 1.0;
+    double heat_transfer_rate = 5.0;
+    long long remesh_every = 0;
+    double remesh_threshold = 1e-3;
+    double dt = 1.0 / 60.0;
+    double cfl = 0.5;
+    double view_box[6] = {-2, -2, -2, 2, 2, 2};
+    double barrier_angle = 0.0;          // body 1's extra turn about z, degrees (Q/E)
+    double barrier_rotation_rate = 45.0; // deg/s
+    std::array<BodySettings, kMaxBodies> bodies;
+    // diagnostics
+    double time_step = 0.0;
+    long long grid_nodes = 0;
+};
+
+// A body's state as the simulation moves it.
+struct BodyState {
+    bool active = false;
+    int shape = 0;
+    Polytope poly;        // body space (polytopes)
+    double radius = 0.0;  // spheres
+    Mesh mesh;            // body space, for drawing
+    dvec3 position{0.0}, home{0.0};
+    dmat3 orientation{1.0};
+    dvec3 velocity{0.0}, angular_velocity{0.0};
+    double temperature = 0.0;
+    double mass = 0.0, volume = 0.0;
+    dmat3 inertia_body{1.0};  // about the centroid, body axes
+    bool dynamic = false;
+    Exchange received;        // in the last step
+};
+
+extern const std::vector<std::string> kShapeNames;
+
+class VortexSolver final : public Solver {
+public:
+    explicit VortexSolver(Backend backend = Backend::Cpu);
+
+    std::string_view kind() const override { return "vortex"; }
+    int dimension() const override { return 3; }
+    const std::vector<StageInfo>& stages() const override;
+    std::vector<FieldInfo> fields() const override;
+    void read_field(std::string_view name, std::vector<double>& out) const override;
+    int particle_count() const override { return engine_ ? engine_->vortons() + engine_->tracers() : 0; }
+    double particle_radius() const override { return 0.3 * s_.core_radius; }
+    void domain(double lo[3], double hi[3]) const override;
+    std::vector<Obstacle> obstacles() const override;
+
+    HostState state() const;
+    void set_state(const HostState& s);
+    Engine& engine() { return *engine_; }
+    const Settings& settings() const { return s_; }
+    const std::vector<BodyState>& bodies() const { return bodies_; }
+    Config config() const;
+
+protected:
+    void do_reset() override;
+    void run_stage(int index) override;
+    double finish_step(Stats& out) override;
+    void move_to(Backend to) override;
+    void synchronize() override { engine_->synchronize(); }
+    void save_state(std::vector<char>& out) const override;
+    void load_state(const std::vector<char>& in) override;
+
+private:
+    void register_params();
+    void build_bodies();
+    std::vector<BodyShape> body_shapes() const;
+    void emit();
+    void move_bodies();
+
+    Settings s_;
+    std::unique_ptr<Engine> engine_;
+    std::vector<BodyState> bodies_;
+    double dt_ = 1.0 / 60.0;
+    double last_max_speed_ = 0.0;
+    // Emission bookkeeping: particles emitted so far (their count picks the slot and the random
+    // numbers) and the fractional particle carried to the next step.
+    long long emitted_vortons_ = 0, emitted_tracers_ = 0;
+    double carry_vortons_ = 0.0, carry_tracers_ = 0.0;
+    long long next_vorton_id_ = 0, next_tracer_id_ = 0;
+};
+
+std::unique_ptr<Engine> make_engine(Backend b);
+
+}  // namespace fs::vortex
