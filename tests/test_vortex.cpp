@@ -195,6 +195,32 @@ TEST(VortexRing, TravelsAlongItsAxisAtASteadySpeedAndKeepsItsImpulse) {
     EXPECT_LT(std::hypot(c.x, c.z), 1e-9);
 }
 
+TEST(VortexRing, LeapfroggingRingsPassThroughEachOther) {
+    // Two coaxial rings: the rear one shrinks, speeds up and passes through the front one, which
+    // widens; then the roles swap. Count the passes over 12 s by which ring leads.
+    VortexSolver s;
+    load(s, "vortex_leapfrog.json", {"ring_tracers=0", "ring2_tracers=0"});
+    auto lead = [&] {
+        const HostState h = s.state();
+        double y[2] = {0, 0};
+        for (std::size_t i = 0; i < h.vpos.size(); ++i) y[h.vid[i] < 128 ? 0 : 1] += h.vpos[i].y;
+        return y[1] > y[0] ? 1 : 0;
+    };
+    int leader = lead(), passes = 0;
+    double e0 = 0.0;
+    while (s.time() < 12.0) {
+        s.step();
+        if (e0 == 0.0) e0 = s.stats().get("kinetic_energy");
+        const int now = lead();
+        passes += now != leader;
+        leader = now;
+    }
+    const double e1 = s.stats().get("kinetic_energy");
+    std::printf("leapfrog: %d passes in 12 s; kinetic energy %.4f -> %.4f J\n", passes, e0, e1);
+    EXPECT_GE(passes, 3);
+    EXPECT_LT(std::fabs(e1 - e0), 0.05 * e0);  // inviscid: energy kept to a few percent
+}
+
 TEST(VortexBodies, TheImpulseTheFluidLosesIsWhatTheBodiesGain) {
     VortexSolver s;
     load(s, "vortex_moving_plate.json", {"tracers=2000", "vorton_box=-1.6,-0.4,-0.4,-0.6,0.4,0.4"});
@@ -215,6 +241,45 @@ TEST(VortexBodies, TheImpulseTheFluidLosesIsWhatTheBodiesGain) {
         s.step();
     }
     EXPECT_GT(contacts, 0);
+}
+
+TEST(VortexBodies, HeatTheBodyGivesIsHeatTheVortonsTake) {
+    // A hot, still sphere in still fluid: over one collide stage the vortons in contact warm up,
+    // and the heat they take (rho V c_p dT each) is the heat the body reports giving.
+    VortexSolver s;
+    load(s, "vortex_magnus.json",
+         {"tracers=0", "body1_velocity=0,0,0", "body1_spin=0,0,0", "body1_temperature=600", "heat_transfer_rate=10"});
+    run_until(s, vx::kCollide);
+    const HostState before = s.state();
+    s.advance_stage();
+    const HostState after = s.state();
+    const vx::Config c = s.config();
+    double taken = 0.0;
+    int warmed = 0;
+    for (std::size_t i = 0; i < after.vtemp.size(); ++i) {
+        const double dT = after.vtemp[i] - before.vtemp[i];
+        taken += c.fluid_density * vx::vorton_volume(after.radius[i]) * c.specific_heat * dT;
+        warmed += dT > 0.0;
+    }
+    const double to_body = s.engine().exchanges()[0].heat;
+    EXPECT_GT(warmed, 10);
+    EXPECT_LT(to_body, 0.0);
+    EXPECT_NEAR(taken, -to_body, 1e-12 * std::fabs(to_body));
+}
+
+TEST(VortexBodies, ADynamicBodyFallsWithGravityLessBuoyancy) {
+    // Far from the ring, a dense sphere only feels gravity and the buoyancy of the displaced
+    // fluid (series part 9): v(t) = -g (1 - rho_fluid / rho_body) t.
+    VortexSolver s;
+    load(s, "vortex_ring.json",
+         {"ring_tracers=0", "body1_shape=sphere", "body1_position=8,0,0", "body1_size=0.3,0.3,0.3",
+          "body1_motion=dynamic", "body1_density=50", "fluid_density=1.2", "gravity=9.81"});
+    for (int k = 0; k < 30; ++k) s.step();
+    const auto& v = s.stats().find("body1_velocity")->value;
+    const double expect = -9.81 * (1.0 - 1.2 / 50.0) * s.time();
+    EXPECT_NEAR(v[1], expect, 1e-12 * std::fabs(expect));
+    EXPECT_EQ(v[0], 0.0);
+    EXPECT_EQ(v[2], 0.0);
 }
 
 // Sum of the sideways (y) impulse the sphere of the Magnus scene receives over `steps`.

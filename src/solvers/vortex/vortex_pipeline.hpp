@@ -194,11 +194,20 @@ public:
         if (!std::isfinite(longest)) return;  // the stats report the non-finite particle
         constexpr int kMargin = 2;
         VicGrid g;
-        g.h = std::max(longest / std::max(1, c.grid_cells - 1 - 2 * kMargin), 0.5 * c.core_radius);
-        g.nx = static_cast<int>(std::ceil(ext.x / g.h)) + 1 + 2 * kMargin;
-        g.ny = static_cast<int>(std::ceil(ext.y / g.h)) + 1 + 2 * kMargin;
-        g.nz = static_cast<int>(std::ceil(ext.z / g.h)) + 1 + 2 * kMargin;
-        g.origin = box.lo - double(kMargin) * g.h;
+        const double h_raw = std::max(longest / std::max(1, c.grid_cells - 1 - 2 * kMargin), 0.5 * c.core_radius);
+        // h on a ladder of ratio 2^(1/8) and sizes rounded up to multiples of 4: consecutive
+        // steps then mostly share one grid shape and spacing, so the Poisson solver reuses its
+        // FFT plans and kernel transform (and FFT lengths keep small prime factors).
+        g.h = c.core_radius * std::exp2(std::ceil(8.0 * std::log2(h_raw / c.core_radius)) / 8.0);
+        auto nodes_along = [&](double e) {
+            const int n = static_cast<int>(std::ceil(e / g.h)) + 1 + 2 * kMargin;
+            return (n + 3) / 4 * 4;
+        };
+        g.nx = nodes_along(ext.x);
+        g.ny = nodes_along(ext.y);
+        g.nz = nodes_along(ext.z);
+        // Centred on the particles.
+        g.origin = 0.5 * (box.lo + box.hi) - 0.5 * g.h * dvec3(g.nx - 1, g.ny - 1, g.nz - 1);
         grid_ = g;
         const int nodes = g.nodes();
 

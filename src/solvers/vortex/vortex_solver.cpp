@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/blob.hpp"
+#include "core/memory_budget.hpp"
 #include "core/random.hpp"
 #include "solvers/common/gravity.hpp"
 
@@ -515,6 +516,17 @@ void VortexSolver::emit() {
 
 void VortexSolver::do_reset() {
     build_bodies();
+    // Refused before seeding (memory_budget.hpp): up to max_vortons vortons of about 256 bytes,
+    // max_tracers tracers of 112, and a grid of up to (grid_cells + 4)^3 nodes of 380 (its 26
+    // fields and the Poisson solve's padded spectrum); the key named is the largest part.
+    const bool grid = s_.velocity_method == kGrid || s_.tracer_velocity == kGrid || s_.remesh_every > 0;
+    const double part[3] = {256.0 * s_.max_vortons, 112.0 * s_.max_tracers,
+                            grid ? 380.0 * std::pow(s_.grid_cells + 4.0, 3.0) : 0.0};
+    const char* const keys[3] = {"max_vortons", "max_tracers", "grid_cells"};
+    check_memory(keys[std::max_element(part, part + 3) - part],
+                 std::to_string(s_.max_vortons) + " vortons, " + std::to_string(s_.max_tracers) + " tracers and " +
+                     (grid ? "a grid of " + std::to_string(s_.grid_cells) + "^3 nodes" : "no grid"),
+                 part[0] + part[1] + part[2], backend());
     HostState h;
     std::mt19937_64 rng(static_cast<std::uint64_t>(s_.seed));
     const double t0 = s_.ambient_temperature;
