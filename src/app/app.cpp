@@ -68,6 +68,10 @@ struct ViewSettings {
     bool show_vectors = false;
     float vector_scale = 0.075f;  // the tutorial's show_speeds scale
     bool show_domain = true;
+    // Grid cells coloured by kind (fluid / air / solid), for grid solvers: a slice across z at
+    // slice_z (a fraction of the depth) or every fluid and solid cell.
+    int cells_mode = 0;  // 0 off, 1 slice, 2 all
+    float slice_z = 0.5f;
     float size_scale = 1.0f;
     int steps_per_push = 1;
     bool show_help = false;
@@ -93,6 +97,7 @@ private:
     void hold_rotation(double direction, double dt);
     void update_frame_data();
     void draw_scene(int w, int h);
+    void add_cells();
     void frame_all(int w, int h);
     void ui();
     void ui_menu();
@@ -369,6 +374,7 @@ void App::draw_scene(int w, int h) {
             }
         }
     }
+    add_cells();
     meshes_.draw(view_proj, is3d ? glm::vec3(0.3f, 0.8f, 0.5f) : glm::vec3(0.0f, 0.0f, 1.0f));
     const float lo = view_.auto_range ? data_range_[0] : view_.range[0];
     const float hi = view_.auto_range ? data_range_[1] : view_.range[1];
@@ -386,6 +392,40 @@ std::vector<unsigned char> App::read_pixels(int& w, int& h) {
     glReadBuffer(GL_BACK);
     glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, rgb.data());
     return rgb;
+}
+
+// The cell overlay: a slice of cells across z (every kind, air pale) or every fluid and solid cell
+// as a box shrunk to 60% (so the cells stay apart), drawn with the obstacles.
+void App::add_cells() {
+    const CellGrid& c = frame_.cells;
+    if (view_.cells_mode == 0 || c.kind.empty()) return;
+    const glm::vec4 colour[3] = {glm::vec4(0.85f, 0.88f, 0.95f, 0.18f), glm::vec4(0.20f, 0.45f, 0.95f, 0.55f),
+                                 glm::vec4(0.50f, 0.50f, 0.52f, 0.9f)};
+    const float dx = static_cast<float>(c.dx);
+    const glm::vec3 o(c.origin[0], c.origin[1], c.origin[2]);
+    auto kind = [&](int i, int j, int k) { return c.kind[i + c.n[0] * (j + c.n[1] * static_cast<std::size_t>(k))]; };
+    if (view_.cells_mode == 1) {
+        const int k = std::clamp(static_cast<int>(view_.slice_z * c.n[2]), 0, c.n[2] - 1);
+        const float z = o.z + (k + 0.5f) * dx;
+        for (int j = 0; j < c.n[1]; ++j)
+            for (int i = 0; i < c.n[0]; ++i) {
+                const float x0 = o.x + i * dx, y0 = o.y + j * dx;
+                meshes_.add_quad_2d({x0, y0}, {x0 + dx, y0}, {x0 + dx, y0 + dx}, {x0, y0 + dx},
+                                    colour[std::min<int>(kind(i, j, k), 2)], z);
+            }
+        return;
+    }
+    constexpr std::size_t kMaxBoxes = 60000;  // ~720k triangles: still interactive
+    std::size_t boxes = 0;
+    for (int k = 0; k < c.n[2]; ++k)
+        for (int j = 0; j < c.n[1]; ++j)
+            for (int i = 0; i < c.n[0] && boxes < kMaxBoxes; ++i) {
+                const int t = kind(i, j, k);
+                if (t == CellGrid::Air) continue;
+                const glm::vec3 lo = o + dx * glm::vec3(i + 0.2f, j + 0.2f, k + 0.2f);
+                meshes_.add_box(lo, lo + glm::vec3(0.6f * dx), colour[std::min(t, 2)]);
+                ++boxes;
+            }
 }
 
 void App::take_screenshot(const std::string& path) {
@@ -585,6 +625,19 @@ void App::ui_simulation() {
     ImGui::Checkbox("velocity vectors", &view_.show_vectors);
     ImGui::SameLine();
     ImGui::Checkbox("domain", &view_.show_domain);
+    if (status_.has_cells) {
+        ImGui::SetNextItemWidth(120);
+        if (ImGui::Combo("grid cells", &view_.cells_mode, "off\0slice\0all\0"))
+            host_.set_cell_overlay(view_.cells_mode != 0);
+        if (view_.cells_mode == 1) {
+            ImGui::SameLine();
+            ImGui::SetNextItemWidth(120);
+            ImGui::SliderFloat("z", &view_.slice_z, 0.0f, 1.0f, "%.2f");
+        }
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("Cells by kind: fluid blue, air pale, solid grey (a slice across z, or every "
+                              "fluid and solid cell)");
+    }
     ImGui::SetNextItemWidth(140);
     ImGui::SliderFloat("particle size", &view_.size_scale, 0.1f, 5.0f, "x%.2f", ImGuiSliderFlags_Logarithmic);
 

@@ -259,6 +259,10 @@ void SimulationHost::set_color_field(const std::string& name) {
     post([this, name] { color_field_ = name; });
 }
 
+void SimulationHost::set_cell_overlay(bool on) {
+    post([this, on] { cell_overlay_ = on; });
+}
+
 void SimulationHost::save_scene(const std::string& path) {
     post([this, path] {
         std::ofstream out(path);
@@ -429,6 +433,7 @@ void SimulationHost::publish() {
     frame.radius = solver_->particle_radius();
     solver_->domain(frame.lo, frame.hi);
     frame.obstacles = solver_->obstacles();
+    if (cell_overlay_ && solver_->has_cell_grid()) solver_->cell_grid(frame.cells);
     std::vector<double> buf;
     solver_->read_field("position", buf);
     to_xyz(buf, frame.dimension, frame.count, frame.position);
@@ -480,6 +485,7 @@ void SimulationHost::publish() {
     s.next_stage = solver_->next_stage();
     s.stages = solver_->stages();
     s.fields = solver_->fields();
+    s.has_cells = solver_->has_cell_grid();
     s.stage_ms = solver_->stage_ms();
     s.step_ms = solver_->step_ms();
     s.stats = solver_->stats();

@@ -48,6 +48,7 @@ struct FrameData {
     double radius = 0.005;
     double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 0};
     std::vector<Obstacle> obstacles;
+    CellGrid cells;  // filled while the cell overlay is on and the solver has a grid
 };
 
 struct SimStatus {
@@ -61,6 +62,7 @@ struct SimStatus {
     int next_stage = 0;
     std::vector<StageInfo> stages;
     std::vector<FieldInfo> fields;
+    bool has_cells = false;  // the solver has a grid the cell overlay can show
     std::vector<double> stage_ms;
     double step_ms = 0.0;
     Stats stats;
@@ -117,6 +119,8 @@ public:
     // times `seconds`, counter-clockwise for direction +1. Returns false when there is none.
     bool rotate_barrier(double direction, double seconds);
     void set_color_field(const std::string& name);
+    // Whether frames carry the solver's grid cells (for the overlay; off costs nothing).
+    void set_cell_overlay(bool on);
     void save_scene(const std::string& path);
     void start_export(const std::string& path, long long every);
     void stop_export();
@@ -153,6 +157,7 @@ private:
     std::unique_ptr<UsdPointsWriter> usd_;
     long long export_every_ = 1;
     std::string color_field_ = "speed";
+    bool cell_overlay_ = false;
     std::optional<Solver::Checkpoint> last_good_;
     std::shared_ptr<const std::vector<ParamMeta>> meta_;
 

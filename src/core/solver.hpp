@@ -43,6 +43,16 @@ struct Obstacle {
     std::vector<double> points;                    // Polygon: x, y pairs; Mesh: x, y, z corners
 };
 
+// A grid solver's cells, for the window's overlay: one kind per cell, x fastest
+// (i + n[0] (j + n[1] k)); cell (i, j, k) spans origin + dx (i, j, k) to origin + dx (i+1, j+1, k+1).
+struct CellGrid {
+    enum Kind : unsigned char { Air = 0, Fluid = 1, Solid = 2 };
+    int n[3] = {0, 0, 0};
+    double origin[3] = {0, 0, 0};
+    double dx = 0.0;
+    std::vector<unsigned char> kind;
+};
+
 // The simulation became invalid (NaN, Inf, runaway speed): the message names step and quantity.
 struct SimulationError : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -66,6 +76,9 @@ public:
     virtual void domain(double lo[3], double hi[3]) const = 0;
     // Solids in the scene, where they are now (none by default).
     virtual std::vector<Obstacle> obstacles() const { return {}; }
+    // A grid solver's cells as of the last step (has_cell_grid() says whether there are any).
+    virtual bool has_cell_grid() const { return false; }
+    virtual void cell_grid(CellGrid&) const {}
 
     ParamRegistry& params() { return params_; }
     const ParamRegistry& params() const { return params_; }

@@ -114,7 +114,7 @@ public:
     void velocity(const Config& c) {
         const bool need_grid = c.velocity_method == kGrid || (tracers() > 0 && c.tracer_method == kGrid) ||
                                c.buoyancy || c.thermal_diffusivity > 0.0;
-        grid_built_ = false;
+        grid_built_ = grid_has_heat_ = false;
         if (need_grid && vortons() > 0) build_grid(c, true);
         if (c.velocity_method == kGrid && grid_built_)
             vortons_from_grid(c);
@@ -275,22 +275,32 @@ public:
             u[nodes + nd] = node_derivative(g, px, i, j, k, 2) - node_derivative(g, pz, i, j, k, 0);
             u[2 * nodes + nd] = node_derivative(g, py, i, j, k, 0) - node_derivative(g, px, i, j, k, 1);
         });
-        // grad u (component 3a + b = d u_a / d x_b), lap omega, grad T and lap T.
-        auto gu = gradu_.resized(9 * static_cast<std::size_t>(nodes));
-        auto lw = lapw_.resized(3 * static_cast<std::size_t>(nodes));
-        auto gt = gradt_.resized(4 * static_cast<std::size_t>(nodes));
+        // What the other stages read: grad u (component 3a + b = d u_a / d x_b) and lap omega
+        // for vortons on the grid; grad T and lap T for buoyancy and heat diffusion.
         const double* uu = u.data;
         const double* ww = w.data;
-        const double* tt = tg.data;
-        exec_.parallel_for(nodes, FS_LAMBDA(int nd) {
-            const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
-            for (int a = 0; a < 3; ++a) {
-                for (int b = 0; b < 3; ++b) gu[(3 * a + b) * nodes + nd] = node_derivative(g, uu + a * nodes, i, j, k, b);
-                lw[a * nodes + nd] = node_laplacian(g, ww + a * nodes, i, j, k);
-                gt[a * nodes + nd] = node_derivative(g, tt, i, j, k, a);
-            }
-            gt[3 * nodes + nd] = node_laplacian(g, tt, i, j, k);
-        });
+        if (c.velocity_method == kGrid) {
+            auto gu = gradu_.resized(9 * static_cast<std::size_t>(nodes));
+            auto lw = lapw_.resized(3 * static_cast<std::size_t>(nodes));
+            exec_.parallel_for(nodes, FS_LAMBDA(int nd) {
+                const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
+                for (int a = 0; a < 3; ++a) {
+                    for (int b = 0; b < 3; ++b)
+                        gu[(3 * a + b) * nodes + nd] = node_derivative(g, uu + a * nodes, i, j, k, b);
+                    lw[a * nodes + nd] = node_laplacian(g, ww + a * nodes, i, j, k);
+                }
+            });
+        }
+        grid_has_heat_ = c.buoyancy || c.thermal_diffusivity > 0.0;
+        if (grid_has_heat_) {
+            auto gt = gradt_.resized(4 * static_cast<std::size_t>(nodes));
+            const double* tt = tg.data;
+            exec_.parallel_for(nodes, FS_LAMBDA(int nd) {
+                const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
+                for (int a = 0; a < 3; ++a) gt[a * nodes + nd] = node_derivative(g, tt, i, j, k, a);
+                gt[3 * nodes + nd] = node_laplacian(g, tt, i, j, k);
+            });
+        }
     }
 
     void vortons_from_grid(const Config& c) {
@@ -342,7 +352,7 @@ public:
     // particles cool toward the ambient temperature (Newton: dT/dt = -k (T - T0)).
     void buoyancy(const Config& c) {
         const double keep = std::exp(-c.cooling_rate * c.dt), t0 = c.ambient_temperature;
-        if (grid_built_ && (c.buoyancy || c.thermal_diffusivity > 0.0)) {
+        if (grid_built_ && grid_has_heat_ && (c.buoyancy || c.thermal_diffusivity > 0.0)) {
             const VicGrid g = grid_;
             auto pos = vpos_.cview();
             auto omega = omega_.view();
@@ -621,6 +631,7 @@ private:
     Buffer<int> flags_{kSpace}, slots_{kSpace};
     VicGrid grid_;
     bool grid_built_ = false;
+    bool grid_has_heat_ = false;  // grad T and lap T are on the grid
     grid::CellSort<Exec> sort_;
     std::unique_ptr<FreeSpacePoisson> poisson_;
     Buffer<BodyShape> bodies_{kSpace};

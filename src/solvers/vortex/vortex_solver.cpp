@@ -127,7 +127,7 @@ void VortexSolver::register_params() {
     r.add_real({"flame_tracer_rate", "Tracer rate", "Flames", "1/s", "Tracers emitted per second.", 0, 1e9},
                &s_.flame_tracer_rate);
 
-    r.add_bool({"stretching", "Vortex stretching", "Fluid",
+    r.add_bool({"stretching", "Vortex stretching", "Fluid", "",
                 "The (omega . grad) u term: vortex lines stretch and tilt with the flow (off: a 2D-like fluid "
                 "whose vorticity only moves)."},
                &s_.stretching);

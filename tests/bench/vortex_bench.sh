@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The vortex benchmark report.
+#   tests/bench/vortex_bench.sh [PROGRAM] [BACKEND] [OUT_DIR]     (defaults: build/fluid-sandbox cpu .)
+# 1. scenes/vortex_plate_flames.json once it runs full (about 1000 vortons and 49 000 tracers,
+#    after 150 warm-up steps), the document's timing table's scenario (seed 002, Table 2).
+# 2. On a GPU: 1e5 vortons with the direct sum and 1e7 tracers on the grid (a block of quiet
+#    vortons and a block of tracers), the issue's GPU goal.
+set -euo pipefail
+program=${1:-build/fluid-sandbox}
+backend=${2:-cpu}
+out=${3:-.}
+here=$(cd "$(dirname "$0")/../.." && pwd)
+steps=${FS_BENCH_STEPS:-100}
+"$program" "$here/scenes/vortex_plate_flames.json" --bench --backend "$backend" --steps "$steps" --warmup 150 \
+    --bench-json "$out/bench-vortex-plate-flames-$backend.json"
+if [ "$backend" = cuda ]; then
+    # 46^3 = 97 336 vortons on a lattice, 1e7 tracers.
+    "$program" "$here/scenes/vortex_moving_plate.json" --bench --backend cuda --steps "${FS_BENCH_GPU_STEPS:-20}" \
+        --warmup 3 --set velocity_method=direct --set vorton_box=-2.3,-2.3,-2.3,2.3,2.3,2.3 \
+        --set vorton_spacing=0.1 --set max_vortons=200000 --set tracer_box=-2,-2,-2,2,2,2 \
+        --set tracers=10000000 --set max_tracers=10000000 \
+        --bench-json "$out/bench-vortex-1e5-direct-1e7-tracers-cuda.json"
+fi
