@@ -258,7 +258,7 @@ std::vector<FieldInfo> VortexSolver::fields() const {
             {"vorticity", 3, "1/s", "a vorton's vorticity (0 for tracers)"},
             {"vorticity_magnitude", 1, "1/s", "|vorticity|"},
             {"temperature", 1, "K", "particle temperature"},
-            {"kind", 1, "", "0 vorton, 1 tracer"},
+            {"species", 1, "", "0 vorton, 1 tracer"},
             {"id", 1, "", "index at creation (vortons and tracers count separately)"}};
 }
 
@@ -289,7 +289,7 @@ void VortexSolver::read_field(std::string_view name, std::vector<double>& out) c
     } else if (name == "temperature") {
         out.assign(s.vtemp.begin(), s.vtemp.end());
         out.insert(out.end(), s.ttemp.begin(), s.ttemp.end());
-    } else if (name == "kind") {
+    } else if (name == "species") {
         out.assign(nv, 0.0);
         out.resize(nv + nt, 1.0);
     } else if (name == "id") {
@@ -297,8 +297,8 @@ void VortexSolver::read_field(std::string_view name, std::vector<double>& out) c
         out.insert(out.end(), s.tid.begin(), s.tid.end());
     } else {
         throw ParamError("the vortex solver has no field '" + std::string(name) +
-                         "' (allowed: position, velocity, speed, vorticity, vorticity_magnitude, temperature, kind, "
-                         "id)");
+                         "' (allowed: position, velocity, speed, vorticity, vorticity_magnitude, temperature, "
+                         "species, id)");
     }
 }
 
@@ -354,7 +354,13 @@ void VortexSolver::build_bodies() {
             }
         } catch (const std::invalid_argument& e) {
             const std::string which = b.shape == kPlanes ? "planes" : b.shape == kVertices ? "vertices" : "size";
-            throw ParamError(key + which + ": " + e.what());
+            const std::string allowed =
+                b.shape == kPlanes ? "4 to " + std::to_string(kMaxPlanes) + " planes nx, ny, nz, d with non-zero "
+                                     "normals whose half-spaces n.x <= d bound a solid"
+                : b.shape == kVertices ? "at least 4 points, not all in one plane, whose hull has at most " +
+                                             std::to_string(kMaxPlanes) + " faces"
+                                       : "positive, finite sizes";
+            throw ParamError(key + which + ": " + e.what() + " (allowed: " + allowed + ")");
         }
         dvec3 centroid(0.0);
         if (b.shape == kShapeSphere) {

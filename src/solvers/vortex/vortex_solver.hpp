@@ -117,7 +117,8 @@ public:
     std::vector<FieldInfo> fields() const override;
     void read_field(std::string_view name, std::vector<double>& out) const override;
     int particle_count() const override { return engine_ ? engine_->vortons() + engine_->tracers() : 0; }
-    double particle_radius() const override { return 0.3 * s_.core_radius; }
+    // Drawn small: the tracers are smoke, and a vorton's core is much wider than what shows it.
+    double particle_radius() const override { return 0.12 * s_.core_radius; }
     void domain(double lo[3], double hi[3]) const override;
     std::vector<Obstacle> obstacles() const override;
 
