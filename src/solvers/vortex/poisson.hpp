@@ -115,13 +115,14 @@ void keep_real_parts(const Exec& exec, DoubledGrid g, const double* spectrum, do
     exec.parallel_for(g.spectrum(), FS_LAMBDA(int m) { real[m] = spectrum[2 * m]; });
 }
 
-// One component of f into the first octant of the doubled grid, zeros elsewhere.
+// One component of f into the first octant of the doubled grid (the rest was zeroed): a loop
+// over the original nodes only, an eighth of the doubled grid.
 template <class Exec>
 void pad(const Exec& exec, DoubledGrid g, const double* f, double* data) {
     const int row = g.row(), ny2 = 2 * g.ny;
-    exec.parallel_for(g.reals(), FS_LAMBDA(int p) {
-        const int i = p % row, jk = p / row, j = jk % ny2, k = jk / ny2;
-        data[p] = i < g.nx && j < g.ny && k < g.nz ? f[i + g.nx * (j + g.ny * k)] : 0.0;
+    exec.parallel_for(g.nodes(), FS_LAMBDA(int q) {
+        const int i = q % g.nx, jk = q / g.nx, j = jk % g.ny, k = jk / g.ny;
+        data[i + row * (j + ny2 * k)] = f[q];
     });
 }
 
@@ -177,6 +178,7 @@ public:
         // h^3 G(h d) = h^2 g(d), over the FFT pair's factor.
         const double scale = h * h / g.points();
         for (int c = 0; c < 3; ++c) {
+            data_.fill_zero();
             pad(exec_, g, f + std::size_t(c) * g.nodes(), data_.data());
             fft_.forward();
             multiply(exec_, g, green_hat_.data(), scale, data_.data());

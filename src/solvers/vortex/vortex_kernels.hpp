@@ -121,6 +121,19 @@ FS_HDI void interpolate(const VicGrid& g, const double* field, dvec3 x, double* 
             }
 }
 
+// The same for a field of vectors stored node after node (8 contiguous reads per point: the
+// layout for the many tracers).
+FS_HDI dvec3 interpolate_vec(const VicGrid& g, const dvec3* field, dvec3 x) {
+    int i, j, k;
+    dvec3 f;
+    g.locate(x, i, j, k, f);
+    dvec3 out(0.0);
+    for (int c = 0; c < 2; ++c)
+        for (int b = 0; b < 2; ++b)
+            for (int a = 0; a < 2; ++a) out += cic_weight(f, a, b, c) * field[g.node(i + a, j + b, k + c)];
+    return out;
+}
+
 // Central difference of component field[m] along axis `axis` at node (i, j, k); one-sided on the
 // grid's faces.
 FS_HDI double node_derivative(const VicGrid& g, const double* field, int i, int j, int k, int axis) {

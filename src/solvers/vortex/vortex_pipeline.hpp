@@ -206,6 +206,15 @@ public:
         g.nx = nodes_along(ext.x);
         g.ny = nodes_along(ext.y);
         g.nz = nodes_along(ext.z);
+        // Keep the last shape while the particles still fit it with the same spacing (and it is
+        // not much larger), so a cloud that breathes does not re-plan the FFTs every step.
+        const VicGrid& last = grid_;
+        if (last.h == g.h && last.nx >= g.nx && last.ny >= g.ny && last.nz >= g.nz && last.nx <= g.nx + 8 &&
+            last.ny <= g.ny + 8 && last.nz <= g.nz + 8) {
+            g.nx = last.nx;
+            g.ny = last.ny;
+            g.nz = last.nz;
+        }
         // Centred on the particles.
         g.origin = 0.5 * (box.lo + box.hi) - 0.5 * g.h * dvec3(g.nx - 1, g.ny - 1, g.nz - 1);
         grid_ = g;
@@ -265,6 +274,7 @@ public:
 
         // u = curl psi at the nodes.
         auto u = ugrid_.resized(3 * static_cast<std::size_t>(nodes));
+        auto uv = uvec_.resized(static_cast<std::size_t>(nodes));
         const double* ps = psi.data;
         exec_.parallel_for(nodes, FS_LAMBDA(int nd) {
             const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
@@ -274,6 +284,7 @@ public:
             u[nd] = node_derivative(g, pz, i, j, k, 1) - node_derivative(g, py, i, j, k, 2);
             u[nodes + nd] = node_derivative(g, px, i, j, k, 2) - node_derivative(g, pz, i, j, k, 0);
             u[2 * nodes + nd] = node_derivative(g, py, i, j, k, 0) - node_derivative(g, px, i, j, k, 1);
+            uv[nd] = dvec3(u[nd], u[nodes + nd], u[2 * nodes + nd]);
         });
         // What the other stages read: grad u (component 3a + b = d u_a / d x_b) and lap omega
         // for vortons on the grid; grad T and lap T for buoyancy and heat diffusion.
@@ -336,12 +347,8 @@ public:
         const VicGrid g = grid_;
         auto tpos = tpos_.cview();
         auto tvel = tvel_.view();
-        const double* u = ugrid_.data();
-        exec_.parallel_for(tracers(), FS_LAMBDA(int i) {
-            double v[3];
-            interpolate<3>(g, u, tpos[i], v);
-            tvel[i] = dvec3(v[0], v[1], v[2]);
-        });
+        const dvec3* u = uvec_.data();
+        exec_.parallel_for(tracers(), FS_LAMBDA(int i) { tvel[i] = interpolate_vec(g, u, tpos[i]); });
     }
 
     // ---- buoyancy, stretching, advection -----------------------------------------------------
@@ -628,6 +635,7 @@ private:
     // The grid: omega (3 blocks), temperature, psi, u, grad u (9), lap omega (3), grad T + lap T (4).
     Buffer<double> wgrid_{kSpace}, tgrid_{kSpace}, psigrid_{kSpace}, ugrid_{kSpace}, gradu_{kSpace}, lapw_{kSpace},
         gradt_{kSpace};
+    Buffer<dvec3> uvec_{kSpace};  // u again, node after node, for the tracers
     Buffer<int> flags_{kSpace}, slots_{kSpace};
     VicGrid grid_;
     bool grid_built_ = false;
