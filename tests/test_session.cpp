@@ -154,6 +154,40 @@ TEST(SimulationHost, ABlowUpPausesAtTheLastGoodStepNamingTheQuantity) {
     EXPECT_LE(s.stats.get("max_speed") * 0.01, 1.0) << "the restored state is the good one";
 }
 
+TEST(SimulationHost, SteppingBackAndForwardRepeatsTheSameStates) {
+    fs::SimulationHost host(tutorial(false));
+    std::vector<double> at5, at7;
+    auto positions = [&](std::vector<double>& out) {
+        host.with_solver([&](fs::Solver& s) { s.read_field("position", out); });
+        host.wait_idle();
+    };
+    host.time_step(5);
+    host.wait_idle();
+    positions(at5);
+    host.time_step(2);
+    host.wait_idle();
+    positions(at7);
+    EXPECT_EQ(host.status().rewind_steps, 7);
+    host.step_back();
+    host.step_back();
+    host.wait_idle();
+    EXPECT_EQ(host.status().steps, 5);
+    std::vector<double> back;
+    positions(back);
+    EXPECT_EQ(back, at5);
+    host.time_step(2);
+    host.wait_idle();
+    std::vector<double> again;
+    positions(again);
+    EXPECT_EQ(host.status().steps, 7);
+    EXPECT_EQ(again, at7);  // bit for bit
+    // The buffer keeps only the last few states.
+    host.set_rewind_depth(3);
+    host.time_step(5);
+    host.wait_idle();
+    EXPECT_EQ(host.status().rewind_steps, 3);
+}
+
 TEST(SimulationHost, QAndETurnTheBarrierAtItsRate) {
     fs::HostConfig c;
     c.scene = std::string(FS_SOURCE_DIR) + "/scenes/sph_barrier.json";

@@ -573,6 +573,14 @@ void App::ui_simulation() {
     ImGui::Text("next: %s", next.c_str());
     if (ImGui::IsItemHovered() && !status_.stages.empty())
         ImGui::SetTooltip("%s", status_.stages[static_cast<std::size_t>(status_.next_stage)].source.c_str());
+    ImGui::BeginDisabled(status_.rewind_steps == 0);
+    if (ImGui::Button("Step back", ImVec2(110, 0))) host_.step_back();
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::TextDisabled("%d kept", status_.rewind_steps);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("The states before the last steps are kept: Step back returns to them (after a failure, "
+                          "to the last good one), TimeStep goes forward again the same way.");
     const bool pending = status_.reset_pending;
     if (pending) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.7f, 0.45f, 0.1f, 1.0f));
     if (ImGui::Button("Reset (R)", ImVec2(110, 0))) host_.reset();

@@ -86,7 +86,7 @@ std::unique_ptr<Solver> SimulationHost::build(const std::string& path,
 void SimulationHost::adopt(std::unique_ptr<Solver> solver, Scene scene) {
     solver_ = std::move(solver);
     scene_ = std::move(scene);
-    last_good_.reset();
+    rewind_.clear();
     {
         std::lock_guard lock(mutex_);
         barrier_target_.reset();
@@ -131,7 +131,7 @@ void SimulationHost::reset() {
     post([this] {
         try {
             solver_->reset();
-            last_good_.reset();
+            rewind_.clear();
             std::lock_guard lock(mutex_);
             history_ = {};
         } catch (const ParamError& e) {
@@ -259,6 +259,22 @@ void SimulationHost::set_color_field(const std::string& name) {
     post([this, name] { color_field_ = name; });
 }
 
+void SimulationHost::step_back() {
+    set_running(false);
+    post([this] {
+        if (rewind_.empty()) return;
+        solver_->restore(rewind_.back());
+        rewind_.pop_back();
+    });
+}
+
+void SimulationHost::set_rewind_depth(int steps) {
+    post([this, steps] {
+        rewind_depth_ = std::max(0, steps);
+        while (static_cast<int>(rewind_.size()) > rewind_depth_) rewind_.pop_front();
+    });
+}
+
 void SimulationHost::set_cell_overlay(bool on) {
     post([this, on] { cell_overlay_ = on; });
 }
@@ -338,6 +354,17 @@ void SimulationHost::wait_idle() {
     });
 }
 
+namespace {
+// What usually cures a blow-up of each solver, for the pause message.
+std::string suggestion(std::string_view kind) {
+    if (kind == "sph") return " (try a lower stiffness or speed of sound, a smaller CFL number, or more viscosity)";
+    if (kind == "flip") return " (try a smaller CFL number or time step, or more pressure iterations)";
+    if (kind == "euler") return " (try a smaller tau or less gravity)";
+    if (kind == "vortex") return " (try a smaller time step, thicker cores, some viscosity, or remeshing)";
+    return "";
+}
+}  // namespace
+
 void SimulationHost::fail(const std::string& what) {
     std::lock_guard lock(mutex_);
     running_ = false;
@@ -346,17 +373,23 @@ void SimulationHost::fail(const std::string& what) {
 }
 
 bool SimulationHost::guarded(const std::function<void()>& advance) {
-    // The state before a step: where the window returns when the step fails.
-    if (solver_->next_stage() == 0) last_good_ = solver_->checkpoint();
+    // The state before a step: where the window returns when the step fails, and what Step
+    // back goes to.
+    if (solver_->next_stage() == 0 && rewind_depth_ > 0) {
+        if (static_cast<int>(rewind_.size()) >= rewind_depth_) rewind_.pop_front();
+        rewind_.push_back(solver_->checkpoint());
+    }
     try {
         advance();
         return true;
     } catch (const std::exception& e) {
         const bool diverged = dynamic_cast<const SimulationError*>(&e) != nullptr;
         std::string what = (diverged ? "simulation failed: " : "") + std::string(e.what());
-        if (last_good_) {
-            solver_->restore(*last_good_);
+        if (!rewind_.empty()) {
+            solver_->restore(rewind_.back());
+            rewind_.pop_back();
             what += "; paused at step " + std::to_string(solver_->step_count()) + ", the last good state";
+            if (diverged) what += suggestion(solver_->kind());
         }
         fail(what);
         return false;
@@ -486,6 +519,7 @@ void SimulationHost::publish() {
     s.stages = solver_->stages();
     s.fields = solver_->fields();
     s.has_cells = solver_->has_cell_grid();
+    s.rewind_steps = static_cast<int>(rewind_.size());
     s.stage_ms = solver_->stage_ms();
     s.step_ms = solver_->step_ms();
     s.stats = solver_->stats();

@@ -69,6 +69,7 @@ struct SimStatus {
     nlohmann::json params;  // current values, name -> value
     std::shared_ptr<const std::vector<ParamMeta>> param_meta;
     bool reset_pending = false;
+    int rewind_steps = 0;  // how many steps step_back() can undo
     std::string error;          // the last failure, one line; empty when none
     std::int64_t error_serial = 0;  // increases with each new error (the window shows each once)
     std::string message;        // the last notice (saved a file, ...)
@@ -108,6 +109,10 @@ public:
     void toggle_running();
     void time_step(int steps);  // the TimeStep button: pauses, then runs `steps` whole steps
     void advance_stage();       // one stage of the pipeline (pauses first)
+    // Back to the state before the last step (pauses first); up to rewind_depth steps back.
+    // Stepping forward again repeats the same steps (bit for bit on the CPU).
+    void step_back();
+    void set_rewind_depth(int steps);
     void set_param(const std::string& name, const nlohmann::json& value);
     void set_param_text(const std::string& name, const std::string& text);
     void set_backend(Backend b);
@@ -158,7 +163,10 @@ private:
     long long export_every_ = 1;
     std::string color_field_ = "speed";
     bool cell_overlay_ = false;
-    std::optional<Solver::Checkpoint> last_good_;
+    // The rewind buffer: the states before the last few steps, oldest first (the last one is
+    // where a failed step returns to).
+    std::deque<Solver::Checkpoint> rewind_;
+    int rewind_depth_ = 8;
     std::shared_ptr<const std::vector<ParamMeta>> meta_;
 
     // Shared, under mutex_.
