@@ -188,6 +188,29 @@ TEST(SimulationHost, SteppingBackAndForwardRepeatsTheSameStates) {
     EXPECT_EQ(host.status().rewind_steps, 3);
 }
 
+TEST(SimulationHost, TheCellOverlayGetsTheGridSolversCells) {
+    fs::HostConfig c;
+    c.scene = std::string(FS_SOURCE_DIR) + "/scenes/flip_dam_break.json";
+    c.start_running = false;
+    fs::SimulationHost host(c);
+    host.wait_idle();
+    EXPECT_TRUE(host.status().has_cells);
+    host.set_cell_overlay(true);
+    host.time_step(1);
+    host.wait_idle();
+    fs::FrameData f;
+    ASSERT_TRUE(host.take_frame(f));
+    const fs::CellGrid& g = f.cells;
+    ASSERT_EQ(g.kind.size(), static_cast<std::size_t>(g.n[0]) * g.n[1] * g.n[2]);
+    // The dam: fluid cells at the bottom-left corner, air at the top-right one.
+    EXPECT_EQ(g.kind[0], fs::CellGrid::Fluid);
+    EXPECT_EQ(g.kind.back(), fs::CellGrid::Air);
+    // Solvers without a grid have none.
+    fs::SimulationHost euler(tutorial(false));
+    euler.wait_idle();
+    EXPECT_FALSE(euler.status().has_cells);
+}
+
 TEST(SimulationHost, QAndETurnTheBarrierAtItsRate) {
     fs::HostConfig c;
     c.scene = std::string(FS_SOURCE_DIR) + "/scenes/sph_barrier.json";
