@@ -24,6 +24,8 @@ TEST(Keys, EveryDocumentedKeyMapsToItsAction) {
     EXPECT_EQ(fs::action_for_key("Q"), Action::RotateCcw);
     EXPECT_EQ(fs::action_for_key("E"), Action::RotateCw);
     EXPECT_EQ(fs::action_for_key("F"), Action::FrameAll);
+    EXPECT_EQ(fs::action_for_key("G"), Action::GridCells);
+    EXPECT_EQ(fs::action_for_key("B"), Action::StepBack);
     EXPECT_EQ(fs::action_for_key("F12"), Action::Screenshot);
     EXPECT_EQ(fs::action_for_key("V"), Action::Record);
     EXPECT_EQ(fs::action_for_key("Escape"), Action::StopRecording);

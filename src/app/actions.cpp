@@ -17,6 +17,8 @@ const std::vector<KeyBinding>& key_bindings() {
         {"Q", Action::RotateCcw, "rotate the barrier counter-clockwise (hold)"},
         {"E", Action::RotateCw, "rotate the barrier clockwise (hold)"},
         {"F", Action::FrameAll, "frame all"},
+        {"G", Action::GridCells, "grid cells: off, a slice, all (grid solvers)"},
+        {"B", Action::StepBack, "step back to the state before the last step"},
         {"F12", Action::Screenshot, "screenshot (PNG)"},
         {"V", Action::Record, "start / stop video recording"},
         {"Escape", Action::StopRecording, "stop recording"},

@@ -20,6 +20,8 @@ enum class Action {
     RotateCcw,     // Q (held: the barrier turns counter-clockwise)
     RotateCw,      // E
     FrameAll,      // F
+    GridCells,     // G (cycles the cell overlay: off, slice, all)
+    StepBack,      // B (back to the state before the last step)
     Screenshot,    // F12
     Record,        // V (start/stop)
     StopRecording, // Escape

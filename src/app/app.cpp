@@ -234,6 +234,15 @@ void App::apply(Action a) {
         case Action::RotateCcw:
         case Action::RotateCw: break;  // held keys: see hold_rotation
         case Action::FrameAll: frame_all(w, h); break;
+        case Action::GridCells:
+            if (!status_.has_cells) {
+                note("this solver has no grid cells to show");
+                break;
+            }
+            view_.cells_mode = (view_.cells_mode + 1) % 3;
+            host_.set_cell_overlay(view_.cells_mode != 0);
+            break;
+        case Action::StepBack: host_.step_back(); break;
         case Action::Screenshot: take_screenshot(timestamped("screenshot", ".png")); break;
         case Action::Record: toggle_recording(); break;
         case Action::StopRecording: stop_recording(); break;
