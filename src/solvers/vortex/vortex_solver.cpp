@@ -711,6 +711,11 @@ double VortexSolver::finish_step(Stats& out) {
         throw SimulationError(step + std::to_string(s.nonfinite) +
                               " particle(s) have a NaN or infinite position, velocity or vorticity");
     last_max_speed_ = std::sqrt(s.max_speed2);
+    // A runaway: a speed that would force a step a hundred times shorter than the set one.
+    const double bound = 100.0 * s_.cfl * s_.core_radius / s_.dt;
+    if (last_max_speed_ > bound)
+        throw SimulationError(step + "max_speed " + std::to_string(last_max_speed_) + " m/s exceeds " +
+                              std::to_string(bound) + " m/s (100 cfl core_radius / dt): the flow has run away");
     const GridInfo gi = engine_->grid_info();
     s_.time_step = dt_;
     s_.grid_nodes = gi.built ? gi.grid.nodes() : 0;
