@@ -195,13 +195,20 @@ public:
         constexpr int kMargin = 2;
         VicGrid g;
         const double h_raw = std::max(longest / std::max(1, c.grid_cells - 1 - 2 * kMargin), 0.5 * c.core_radius);
-        // h on a ladder of ratio 2^(1/8) and sizes rounded up to multiples of 4: consecutive
-        // steps then mostly share one grid shape and spacing, so the Poisson solver reuses its
-        // FFT plans and kernel transform (and FFT lengths keep small prime factors).
+        // h on a ladder of ratio 2^(1/8) and sizes rounded up to even numbers of the form
+        // 2^a 3^b 5^c: consecutive steps then mostly share one grid shape and spacing, so the
+        // Poisson solver reuses its FFT plans and kernel transform, and the doubled FFT lengths
+        // have only the small prime factors FFTs are fastest for.
         g.h = c.core_radius * std::exp2(std::ceil(8.0 * std::log2(h_raw / c.core_radius)) / 8.0);
         auto nodes_along = [&](double e) {
-            const int n = static_cast<int>(std::ceil(e / g.h)) + 1 + 2 * kMargin;
-            return (n + 3) / 4 * 4;
+            int n = static_cast<int>(std::ceil(e / g.h)) + 1 + 2 * kMargin;
+            for (;; ++n) {
+                int m = n;
+                if (m % 2) continue;
+                for (int p : {2, 3, 5})
+                    while (m % p == 0) m /= p;
+                if (m == 1) return n;
+            }
         };
         g.nx = nodes_along(ext.x);
         g.ny = nodes_along(ext.y);
