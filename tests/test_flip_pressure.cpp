@@ -1,5 +1,6 @@
 // The FLIP pressure solve (seed 001, "Pressure Projection"): the operator is symmetric positive
-// semi-definite, Jacobi's residual falls, Gauss-Seidel/SOR beats Jacobi, MGPCG converges fast,
+// semi-definite and is -dx^2 times divergence of gradient, the gradient is minus the adjoint of the
+// divergence, Jacobi's residual falls, Gauss-Seidel/SOR beats Jacobi, MGPCG converges fast,
 // the three agree, and results do not depend on the thread count.
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 
 #include "core/backend.hpp"
 #include "core/exec_cpu.hpp"
+#include "solvers/flip/flip_kernels.hpp"
 #include "solvers/flip/pressure.hpp"
 
 namespace {
@@ -177,6 +179,110 @@ TEST(FlipPressure, StencilMatchesTheBoundaryConditions) {
     EXPECT_DOUBLE_EQ(ax[0], 0.0 * 3 - (0.0 + 0.0 + 0.0));
     // (1, 0, 1): the floor is a wall, 5 non-solid neighbours, (1, 1, 1) holds 1.
     EXPECT_DOUBLE_EQ(ax[static_cast<std::size_t>(g.cell(1, 0, 1))], 0.5 * 5 - 1.0);
+}
+
+// The pipeline's own discrete operators on host arrays (flip_kernels.hpp, the bodies the
+// divergence and pressure_gradient stages run): D u on cells, and on faces the gradient G p =
+// (p_hi - p_lo) / dx with its face kind (solid faces take the solid's velocity instead).
+struct Operators {
+    MacGrid g;
+    fs::Buffer<unsigned char> type;
+    fs::flip::Faces faces[3];
+
+    Operators(const MacGrid& grid_, const std::vector<unsigned char>& t) : g(grid_), type(buffer(t)) {
+        for (int a = 0; a < 3; ++a) faces[a] = fs::flip::Faces::of(g, a);
+    }
+    std::vector<double> divergence(const std::vector<double> (&u)[3]) const {
+        const auto u0 = buffer(u[0]), u1 = buffer(u[1]), u2 = buffer(u[2]);
+        std::vector<double> d(static_cast<std::size_t>(g.cells()));
+        for (int c = 0; c < g.cells(); ++c)
+            d[static_cast<std::size_t>(c)] =
+                fs::flip::divergence_at(g, type.cview(), u0.cview(), u1.cview(), u2.cview(), c);
+        return d;
+    }
+    fs::flip::FacePressure face(int axis, const fs::Buffer<double>& p, int f) const {
+        return fs::flip::face_pressure(g, faces[axis], type.cview(), p.cview(), f);
+    }
+};
+
+TEST(FlipOperators, GradientIsMinusTheAdjointOfDivergence) {
+    // Summation by parts on the MAC grid: for face velocities u that vanish on faces touching a
+    // solid (the solid boundary condition, which the divergence stage imposes first) and cell
+    // pressures p that vanish off the fluid (p = 0 in air, Dirichlet),
+    //   sum over fluid cells of (D u)_c p_c  =  - sum over fluid faces of u_f (G p)_f,
+    // D = sum of face differences / dx on fluid cells, G = (p_hi - p_lo) / dx on faces with a
+    // fluid side and no solid side. Both operators carry 1/dx and both sums the same volume
+    // dx^3 per cell and per face, so D = -G^T in the plain Euclidean inner products: no other
+    // factor. (The stages then scale G by dt / rho and the pressure right-hand side by
+    // -rho dx^2 / dt.)
+    for (unsigned seed = 1; seed <= 4; ++seed) {
+        const MacGrid g = grid(11 + seed, 9, 7 + 2 * seed);
+        const auto types = random_types(g, seed);
+        const Operators op(g, types);
+        std::mt19937 rng(1000 + seed);
+        std::uniform_real_distribution<double> uni(-1.0, 1.0);
+        std::vector<double> p(types.size());
+        for (std::size_t c = 0; c < p.size(); ++c)
+            p[c] = types[c] == kFluid ? uni(rng) : std::numeric_limits<double>::quiet_NaN();
+        const auto pb = buffer(p);
+        std::vector<double> u[3];
+        double rhs = 0.0, scale = 0.0;
+        int fluid_faces = 0, solid_faces = 0;
+        for (int a = 0; a < 3; ++a) {
+            u[a].resize(static_cast<std::size_t>(op.faces[a].count()));
+            for (int f = 0; f < op.faces[a].count(); ++f) {
+                const auto fp = op.face(a, pb, f);
+                double& uf = u[a][static_cast<std::size_t>(f)];
+                uf = fp.kind == fs::flip::kSolidFace ? 0.0 : uni(rng);
+                solid_faces += fp.kind == fs::flip::kSolidFace;
+                if (fp.kind != fs::flip::kFluidFace) continue;
+                ++fluid_faces;
+                rhs -= uf * fp.dp / g.dx;
+                scale += std::abs(uf * fp.dp / g.dx);
+            }
+        }
+        const auto div = op.divergence(u);
+        double lhs = 0.0;
+        for (std::size_t c = 0; c < p.size(); ++c) {
+            if (types[c] == kFluid) {
+                lhs += div[c] * p[c];
+            } else {
+                ASSERT_EQ(div[c], 0.0);
+            }
+        }
+        std::printf("seed %u: <D u, p> = %.15g, -<u, G p> = %.15g (%d fluid faces, %d solid faces)\n", seed,
+                    lhs, rhs, fluid_faces, solid_faces);
+        ASSERT_GT(fluid_faces, 100);
+        ASSERT_GT(solid_faces, 100);
+        EXPECT_NEAR(lhs, rhs, 1e-13 * scale);
+    }
+}
+
+TEST(FlipOperators, LaplacianIsMinusDxSquaredDivergenceOfGradient) {
+    // The matrix the pressure solvers invert is the pipeline's D G with the solid faces held at
+    // the solid's velocity (0): A p = -dx^2 D(G p). So a solve with b = -(rho dx^2 / dt) D u
+    // makes D(u - (dt / rho) G p) = 0 on the fluid cells, which is the projection.
+    CpuExec exec;
+    Solver s;
+    for (unsigned seed = 1; seed <= 4; ++seed) {
+        const MacGrid g = grid(10, 8 + seed, 9);
+        const auto types = random_types(g, 50 + seed);
+        const Operators op(g, types);
+        std::vector<double> p = random_vector(types.size(), 60 + seed);
+        const auto pb = buffer(p);
+        std::vector<double> gp[3];
+        for (int a = 0; a < 3; ++a) {
+            gp[a].assign(static_cast<std::size_t>(op.faces[a].count()), 0.0);
+            for (int f = 0; f < op.faces[a].count(); ++f) {
+                const auto fp = op.face(a, pb, f);
+                if (fp.kind == fs::flip::kFluidFace) gp[a][static_cast<std::size_t>(f)] = fp.dp / g.dx;
+            }
+        }
+        const auto dgp = op.divergence(gp);
+        const auto ap = apply(s, exec, g, op.type, p);
+        for (std::size_t c = 0; c < p.size(); ++c)
+            ASSERT_NEAR(ap[c], -g.dx * g.dx * dgp[c], 1e-12 * (1.0 + std::abs(ap[c]))) << "cell " << c;
+    }
 }
 
 // ---- the solvers ----

@@ -23,9 +23,13 @@ enum Stage : int {
     kStageCount
 };
 
+// The particles: positions, velocities, ids and, under APIC, the affine vectors c_x, c_y, c_z
+// (affine[a][p]: the gradient of velocity component a carried by particle p, 1/s). `affine` is
+// empty while the transfer scheme is pic_flip; empty reads as c = 0.
 struct HostState {
     std::vector<dvec3> pos, vel;
     std::vector<int> id;
+    std::vector<dvec3> affine[3];
 };
 
 // What the pressure solve and the divergence checks report for a step.

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <glm/glm.hpp>
+#include <glm/gtc/type_ptr.hpp>
 
 #include "core/buffer.hpp"
 #include "core/hd.hpp"
@@ -16,15 +17,24 @@ using glm::dvec3;
 using glm::ivec3;
 
 enum Weights : int { kLinear = 0, kQuadratic = 1 };
+// What a particle carries between the grid transfers: a velocity (PIC/FLIP blend, seed 001), or
+// a velocity and an affine part per component (APIC, Jiang et al. 2015).
+enum Scheme : int { kPicFlip = 0, kApic = 1 };
+
+// max(t, 0) as (t + |t|) / 2, exactly (both steps are exact), without a branch.
+FS_HDI double positive_part(double t) { return 0.5 * (t + std::fabs(t)); }
 
 // The 1D transfer kernels, of a distance in cells: linear ("tent", seed 001's trilinear
-// weights) and the quadratic B-spline (support 1.5 cells).
+// weights: max(0, 1 - |x|)) and the quadratic B-spline (support 1.5 cells: 3/4 - x^2 for
+// |x| < 1/2, (3/2 - |x|)^2 / 2 for |x| < 3/2). Written without data-dependent branches: in
+// the transfers' inner loops a particle is about as often inside as outside the support, and
+// the compiler keeps plain ternaries as branches that mispredict.
 FS_HDI double kernel_1d(double x, int weights) {
     x = std::fabs(x);
-    if (weights == kLinear) return x < 1.0 ? 1.0 - x : 0.0;
-    if (x < 0.5) return 0.75 - x * x;
-    if (x < 1.5) return 0.5 * (1.5 - x) * (1.5 - x);
-    return 0.0;
+    if (weights == kLinear) return positive_part(1.0 - x);
+    const double t = positive_part(1.5 - x);
+    const double inner = x < 0.5 ? 1.0 : 0.0;  // a setcc, not a jump
+    return inner * (0.75 - x * x) + (1.0 - inner) * (0.5 * t * t);
 }
 FS_HDI double kernel_support(int weights) { return weights == kLinear ? 1.0 : 1.5; }
 
@@ -63,30 +73,180 @@ FS_HDI int cell_index(const MacGrid& g, dvec3 x) {
     return g.cell(clamp(std::floor(u.x), g.nx), clamp(std::floor(u.y), g.ny), clamp(std::floor(u.z), g.nz));
 }
 
-// Weighted average of one velocity component at a point (cell units), over the faces within the
-// kernel's support that carry a value (valid != 0). Returns 0 where none does.
-FS_HDI double interpolate(const Faces& f, View<const double> value, View<const unsigned char> valid, dvec3 u,
-                          int weights) {
+// The nodes of one axis that a point reaches, at node coordinate r (nodes at the integers):
+// the first node, the weights and their derivatives d w / d r, for 2 (linear) or 3 (quadratic)
+// nodes. The same weights as kernel_1d(r - node), taken from the point's side so that a point
+// exactly on a node still gets the one-sided gradient of the linear kernel.
+struct Stencil1 {
+    int base = 0;
+    int n = 2;
+    double w[3] = {0.0, 0.0, 0.0};
+    double dw[3] = {0.0, 0.0, 0.0};
+};
+FS_HDI Stencil1 stencil_1d(double r, int weights) {
+    Stencil1 s;
+    if (weights == kLinear) {
+        const double b = std::floor(r), f = r - b;  // f in [0, 1)
+        s.base = static_cast<int>(b);
+        s.n = 2;
+        s.w[0] = 1.0 - f;
+        s.w[1] = f;
+        s.dw[0] = -1.0;
+        s.dw[1] = 1.0;
+        return s;
+    }
+    // The quadratic B-spline's three pieces (kernel_1d; as written in Jiang et al. 2016, "The
+    // material point method for simulating continuum materials", SIGGRAPH course, sec. on
+    // interpolation functions), with f = r - base in [0.5, 1.5) the distance to the first node.
+    const double b = std::floor(r - 0.5), f = r - b;
+    s.base = static_cast<int>(b);
+    s.n = 3;
+    s.w[0] = 0.5 * (1.5 - f) * (1.5 - f);
+    s.w[1] = 0.75 - (f - 1.0) * (f - 1.0);
+    s.w[2] = 0.5 * (f - 0.5) * (f - 0.5);
+    s.dw[0] = -(1.5 - f);
+    s.dw[1] = -2.0 * (f - 1.0);
+    s.dw[2] = f - 0.5;
+    return s;
+}
+
+// One velocity component at a point and its APIC affine vector c (row of the velocity
+// gradient C, in 1/s), from the faces that carry a value.
+struct AffineSample {
+    double value = 0.0;
+    dvec3 c{0.0};
+};
+
+// APIC's grid-to-particle transfer of one MAC component (Jiang et al. 2015, "The affine
+// particle-in-cell method", with its per-component form for MAC grids; Ding, Shinar and
+// Schroeder 2020, "Affine particle in cell method for MAC grids and fluid simulation", for
+// smooth kernels on MAC grids):
+//   u_p = sum_i w_ip u_i,      c_p = sum_i u_i b_ip,
+// with b_ip = grad w_ip (multilinear kernel: then B_p D_p^-1 = sum_i u_i grad w_ip^T, which
+// stays defined where D_p is singular) or b_ip = w_ip D^-1 (x_i - x_p) with D = dx^2/4 I
+// (quadratic B-spline: B_p D_p^-1). Faces without a value (valid == 0) are left out and the
+// weights renormalised, u_p = sum w u / sum w and c_p = sum b (u_i - u_p) / sum w: with the
+// full stencil sum w = 1 and sum b = 0, so this is the paper's formula; near missing faces it
+// keeps c = 0 for a uniform field.
+FS_HDI AffineSample interpolate_affine(const Faces& f, View<const double> value, View<const unsigned char> valid,
+                                       dvec3 u, int weights, double dx) {
+    const dvec3 r = u - f.position(ivec3(0));  // node coordinates of this component's faces
+    const Stencil1 sx = stencil_1d(r.x, weights), sy = stencil_1d(r.y, weights), sz = stencil_1d(r.z, weights);
+    double sw = 0.0, swu = 0.0;
+    dvec3 sb(0.0), sbu(0.0);
+    for (int c = 0; c < sz.n; ++c) {
+        const int k = sz.base + c;
+        if (k < 0 || k >= f.fz) continue;
+        for (int b = 0; b < sy.n; ++b) {
+            const int j = sy.base + b;
+            if (j < 0 || j >= f.fy) continue;
+            for (int a = 0; a < sx.n; ++a) {
+                const int i = sx.base + a;
+                if (i < 0 || i >= f.fx) continue;
+                const int idx = f.index(i, j, k);
+                if (!valid[idx]) continue;
+                const double w = sx.w[a] * sy.w[b] * sz.w[c];
+                // b_ip in 1/cell (divided by dx below).
+                const dvec3 bip = weights == kLinear
+                                      ? dvec3(sx.dw[a] * sy.w[b] * sz.w[c], sx.w[a] * sy.dw[b] * sz.w[c],
+                                              sx.w[a] * sy.w[b] * sz.dw[c])
+                                      : 4.0 * w * (dvec3(i, j, k) - r);
+                const double ui = value[idx];
+                sw += w;
+                swu += w * ui;
+                sb += bip;
+                sbu += bip * ui;
+            }
+        }
+    }
+    AffineSample s;
+    if (sw > 0.0) {
+        s.value = swu / sw;
+        s.c = (sbu - s.value * sb) / (sw * dx);
+    }
+    return s;
+}
+
+// seed 001, Divergence Operator, at one cell: div = (u(i+1) - u(i) + v(j+1) - v(j) + w(k+1) -
+// w(k)) / dx on fluid cells, 0 elsewhere (the divergence and pressure_gradient stages).
+FS_HDI double divergence_at(const MacGrid& g, View<const unsigned char> type, View<const double> u,
+                            View<const double> v, View<const double> w, int cell) {
+    if (type[cell] != kFluid) return 0.0;
+    const Faces fu = Faces::of(g, 0), fv = Faces::of(g, 1), fw = Faces::of(g, 2);
+    const ivec3 q = g.cell_coords(cell);
+    return (1.0 / g.dx) * (u[fu.index(q.x + 1, q.y, q.z)] - u[fu.index(q.x, q.y, q.z)] +
+                           v[fv.index(q.x, q.y + 1, q.z)] - v[fv.index(q.x, q.y, q.z)] +
+                           w[fw.index(q.x, q.y, q.z + 1)] - w[fw.index(q.x, q.y, q.z)]);
+}
+
+// What the pressure gradient does at a face (seed 001, Gradient Operator): a face touching a
+// solid takes the solid's velocity (kSolidFace); a face with air on both sides is left alone
+// (kAirFace); otherwise the gradient is dp / dx with dp = p_hi - p_lo, p = 0 in air
+// (kFluidFace). p is read on fluid cells only.
+enum FaceKind : int { kSolidFace = 0, kAirFace = 1, kFluidFace = 2 };
+struct FacePressure {
+    int kind = kAirFace;
+    double dp = 0.0;
+};
+FS_HDI FacePressure face_pressure(const MacGrid& g, const Faces& faces, View<const unsigned char> type,
+                                  View<const double> p, int f) {
+    const ivec3 hi = faces.coords(f), lo = faces.lower_cell(hi);
+    const unsigned char tl = cell_type(g, type, lo.x, lo.y, lo.z);
+    const unsigned char th = cell_type(g, type, hi.x, hi.y, hi.z);
+    FacePressure r;
+    if (tl == kSolid || th == kSolid) {
+        r.kind = kSolidFace;
+    } else if (tl == kFluid || th == kFluid) {
+        const double pl = tl == kFluid ? p[g.cell(lo.x, lo.y, lo.z)] : 0.0;
+        const double ph = th == kFluid ? p[g.cell(hi.x, hi.y, hi.z)] : 0.0;
+        r.kind = kFluidFace;
+        r.dp = ph - pl;
+    }
+    return r;
+}
+
+// The weighted average of a velocity component at a point u (cell units) over the faces within
+// the kernel's support that carry a value (valid != 0), sum w f / sum w (0 where none does),
+// for two face fields at once: G2P's grid now and after P2G share faces and weights. The 1D
+// weights are computed once per node of each axis, and multiplied per face.
+struct TwoValues {
+    double now = 0.0, before = 0.0;
+};
+FS_HDI TwoValues interpolate_two(const Faces& f, View<const double> now, View<const double> before,
+                                 View<const unsigned char> valid, dvec3 u, int weights) {
     const double s = kernel_support(weights);
-    // Face coordinates p satisfy |p - u| < s along each axis; p = c + offset(axis).
     const dvec3 off = f.position(ivec3(0));
     const ivec3 lo(static_cast<int>(std::ceil(u.x - off.x - s)), static_cast<int>(std::ceil(u.y - off.y - s)),
                    static_cast<int>(std::ceil(u.z - off.z - s)));
     const ivec3 hi(static_cast<int>(std::floor(u.x - off.x + s)), static_cast<int>(std::floor(u.y - off.y + s)),
                    static_cast<int>(std::floor(u.z - off.z + s)));
-    double sum = 0.0, wsum = 0.0;
-    for (int k = lo.z > 0 ? lo.z : 0; k <= hi.z && k < f.fz; ++k)
-        for (int j = lo.y > 0 ? lo.y : 0; j <= hi.y && j < f.fy; ++j)
-            for (int i = lo.x > 0 ? lo.x : 0; i <= hi.x && i < f.fx; ++i) {
-                const int idx = f.index(i, j, k);
+    // At most 4 nodes per axis (quadratic, u - off - s an integer).
+    double wx[4], wy[4], wz[4];
+    const int nx = hi.x - lo.x + 1 < 4 ? hi.x - lo.x + 1 : 4;
+    const int ny = hi.y - lo.y + 1 < 4 ? hi.y - lo.y + 1 : 4;
+    const int nz = hi.z - lo.z + 1 < 4 ? hi.z - lo.z + 1 : 4;
+    for (int a = 0; a < nx; ++a) wx[a] = kernel_1d(u.x - ((lo.x + a) + off.x), weights);
+    for (int a = 0; a < ny; ++a) wy[a] = kernel_1d(u.y - ((lo.y + a) + off.y), weights);
+    for (int a = 0; a < nz; ++a) wz[a] = kernel_1d(u.z - ((lo.z + a) + off.z), weights);
+    TwoValues r;
+    double wsum = 0.0;
+    for (int c = lo.z > 0 ? 0 : -lo.z; c < nz && lo.z + c < f.fz; ++c)
+        for (int b = lo.y > 0 ? 0 : -lo.y; b < ny && lo.y + b < f.fy; ++b)
+            for (int a = lo.x > 0 ? 0 : -lo.x; a < nx && lo.x + a < f.fx; ++a) {
+                const int idx = f.index(lo.x + a, lo.y + b, lo.z + c);
                 if (!valid[idx]) continue;
-                const dvec3 p = f.position(ivec3(i, j, k));
-                const double w = kernel_1d(u.x - p.x, weights) * kernel_1d(u.y - p.y, weights) *
-                                 kernel_1d(u.z - p.z, weights);
-                sum += w * value[idx];
+                const double w = wx[a] * wy[b] * wz[c];
+                r.now += w * now[idx];
+                r.before += w * before[idx];
                 wsum += w;
             }
-    return wsum > 0.0 ? sum / wsum : 0.0;
+    if (wsum > 0.0) {
+        r.now /= wsum;
+        r.before /= wsum;
+    } else {
+        r.now = r.before = 0.0;
+    }
+    return r;
 }
 
 // Everything a stage needs, as plain values.
@@ -99,6 +259,7 @@ struct Config {
     int particles_per_cell = 8;
     double volume_correction = 0.0;  // 0: off (the assignment); see FlipSolver's parameter
     int weights = kLinear;
+    int scheme = kPicFlip;
     // A static box obstacle (empty when hi <= lo) and a sphere (radius 0: none), in metres.
     dvec3 box_lo{0.0}, box_hi{0.0};
     dvec3 sphere_center{0.0};

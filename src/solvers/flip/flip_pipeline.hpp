@@ -27,11 +27,18 @@ public:
         pos_.copy_from_host(s.pos);
         vel_.copy_from_host(s.vel);
         id_.copy_from_host(s.id);
+        for (int a = 0; a < 3; ++a) {
+            if (s.affine[a].size() == s.pos.size())
+                affine_[a].copy_from_host(s.affine[a]);
+            else
+                affine_[a].resize(0);
+        }
     }
     void download(HostState& s) const override {
         pos_.copy_to_host(s.pos);
         vel_.copy_to_host(s.vel);
         id_.copy_to_host(s.id);
+        for (int a = 0; a < 3; ++a) affine_[a].copy_to_host(s.affine[a]);
     }
     int size() const override { return static_cast<int>(pos_.size()); }
 
@@ -101,11 +108,30 @@ public:
         });
     }
 
+    // The affine vectors exist while the scheme is APIC: sized with the particles (c = 0 when
+    // they were not carried, e.g. after switching from pic_flip), released otherwise.
+    void ensure_affine(bool apic) {
+        const auto n = static_cast<std::size_t>(size());
+        for (auto& b : affine_) {
+            if (!apic) {
+                b.resize(0);
+            } else if (b.size() != n) {
+                b.resize(n);
+                b.fill_zero();
+            }
+        }
+    }
+
     // seed 001, Particle-to-Grid: each face gets the kernel-weighted average of the velocities
     // of the particles within reach, u_f = sum w_p v_p / sum w_p (a face nobody reaches is
-    // invalid). First the particles are sorted by cell and permuted into that order.
+    // invalid); under APIC the velocity each particle gives face f is its affine field there,
+    // v_p,a + c_p,a . (x_f - x_p) (Jiang et al. 2015: m_i v_i = sum_p w_ip m_p (v_p + C_p (x_i -
+    // x_p)), per MAC component, equal particle masses). First the particles are sorted by cell
+    // and permuted into that order.
     void p2g(const Config& c) {
         const MacGrid g = c.grid;
+        const bool apic = c.scheme == kApic;
+        ensure_affine(apic);
         auto pos = pos_.cview();
         sort_.build(exec_, g.cells(), size(), FS_LAMBDA(int i) { return cell_index(g, pos[i]); });
         auto order = sort_.order();
@@ -114,22 +140,29 @@ public:
         auto pos2 = pos_alt_.resized(static_cast<std::size_t>(size()));
         auto vel2 = vel_alt_.resized(static_cast<std::size_t>(size()));
         auto id2 = id_alt_.resized(static_cast<std::size_t>(size()));
+        // Positions in cell units, once per particle: every face within reach reads them.
+        auto at_cells = cell_pos_.resized(static_cast<std::size_t>(size()));
         exec_.parallel_for(size(), FS_LAMBDA(int s) {
             const int i = order[s];
             pos2[s] = pos[i];
             vel2[s] = vel[i];
             id2[s] = id[i];
+            at_cells[s] = to_cells(g, pos[i]);
         });
         std::swap(pos_alt_, pos_);
         std::swap(vel_alt_, vel_);
         std::swap(id_alt_, id_);
+        if (apic)
+            for (auto& b : affine_) sort_.gather(exec_, b, affine_alt_);
 
         auto start = sort_.cell_start();
-        auto p = pos_.cview();
+        auto p = cell_pos_.cview();
         auto v = vel_.cview();
         const int weights = c.weights;
+        const double dx = g.dx;
         for (int a = 0; a < 3; ++a) {
             const Faces faces = Faces::of(g, a);
+            auto aff = affine_[a].cview();  // empty unless APIC
             auto out = face_[a].view();
             auto old = old_[a].view();
             auto valid = valid_[a].view();
@@ -149,10 +182,17 @@ public:
                         for (int i = lo.x > 0 ? lo.x : 0; i <= hi.x && i < g.nx; ++i) {
                             const int cell = g.cell(i, j, k);
                             for (int q = start[cell]; q < start[cell + 1]; ++q) {
-                                const dvec3 u = to_cells(g, p[q]);
+                                const dvec3 u = p[q];
                                 const double w = kernel_1d(u.x - at.x, weights) * kernel_1d(u.y - at.y, weights) *
                                                  kernel_1d(u.z - at.z, weights);
-                                sum += w * v[q][a];
+                                const double va = glm::value_ptr(v[q])[a];  // no switch on a
+                                if (apic) {
+                                    const dvec3 d = dx * (at - u);  // x_f - x_p
+                                    const dvec3 cq = aff[q];
+                                    sum += w * (va + cq.x * d.x + cq.y * d.y + cq.z * d.z);
+                                } else {
+                                    sum += w * va;
+                                }
                                 wsum += w;
                             }
                         }
@@ -212,8 +252,8 @@ public:
         }
     }
 
-    // seed 001, Divergence Operator: div = (u(i+1) - u(i) + v(j+1) - v(j) + w(k+1) - w(k)) / dx
-    // on fluid cells (0 elsewhere), and the pressure equation's right-hand side
+    // seed 001, Divergence Operator (divergence_at) on the fluid cells, and the pressure
+    // equation's right-hand side
     // b = -(rho dx^2 / dt) div (the solver's A is the positive 7-point Laplacian).
     void divergence(const Config& c) {
         enforce_solid_faces(c);
@@ -240,22 +280,11 @@ public:
 
     void compute_divergence(const Config& c, View<double> out) {
         const MacGrid g = c.grid;
-        const Faces fu = Faces::of(g, 0), fv = Faces::of(g, 1), fw = Faces::of(g, 2);
         auto u = face_[0].cview();
         auto v = face_[1].cview();
         auto w = face_[2].cview();
         auto type = type_.cview();
-        const double inv = 1.0 / g.dx;
-        exec_.parallel_for(g.cells(), FS_LAMBDA(int cell) {
-            if (type[cell] != kFluid) {
-                out[cell] = 0.0;
-                return;
-            }
-            const ivec3 q = g.cell_coords(cell);
-            out[cell] = inv * (u[fu.index(q.x + 1, q.y, q.z)] - u[fu.index(q.x, q.y, q.z)] +
-                               v[fv.index(q.x, q.y + 1, q.z)] - v[fv.index(q.x, q.y, q.z)] +
-                               w[fw.index(q.x, q.y, q.z + 1)] - w[fw.index(q.x, q.y, q.z)]);
-        });
+        exec_.parallel_for(g.cells(), FS_LAMBDA(int cell) { out[cell] = divergence_at(g, type, u, v, w, cell); });
     }
 
     void pressure_solve(const Config& c, const PressureSettings& ps) {
@@ -272,7 +301,7 @@ public:
     }
 
     // seed 001, Gradient Operator: u -= (dt / rho) (p_right - p_left) / dx on faces next to
-    // fluid (p = 0 in air); faces touching a solid keep the solid's velocity.
+    // fluid (p = 0 in air); faces touching a solid keep the solid's velocity (face_pressure).
     void pressure_gradient(const Config& c) {
         const MacGrid g = c.grid;
         auto type = type_.cview();
@@ -283,43 +312,64 @@ public:
             auto u = face_[a].view();
             auto valid = valid_[a].view();
             exec_.parallel_for(faces.count(), FS_LAMBDA(int f) {
-                const ivec3 hi = faces.coords(f), lo = faces.lower_cell(hi);
-                const unsigned char tl = cell_type(g, type, lo.x, lo.y, lo.z);
-                const unsigned char th = cell_type(g, type, hi.x, hi.y, hi.z);
-                if (tl == kSolid || th == kSolid) {
+                const FacePressure fp = face_pressure(g, faces, type, p, f);
+                if (fp.kind == kSolidFace) {
                     u[f] = 0.0;
-                    return;
+                } else if (fp.kind == kFluidFace) {
+                    u[f] -= k * fp.dp;
+                    valid[f] = 1;
                 }
-                if (tl != kFluid && th != kFluid) return;
-                const double pl = tl == kFluid ? p[g.cell(lo.x, lo.y, lo.z)] : 0.0;
-                const double ph = th == kFluid ? p[g.cell(hi.x, hi.y, hi.z)] : 0.0;
-                u[f] -= k * (ph - pl);
-                valid[f] = 1;
             });
         }
         compute_divergence(c, div_after_.view());
     }
 
     // seed 001, Grid-to-Particle: v = flip (v + interp(u_new - u_old)) + (1 - flip) interp(u_new)
-    // (the assignment's alpha is 1 - flip_ratio).
+    // (the assignment's alpha is 1 - flip_ratio). Under APIC, v = interp(u_new) and each
+    // component's affine vector from the same faces (interpolate_affine; flip_ratio unused).
     void g2p(const Config& c) {
+        if (c.scheme == kApic) {
+            g2p_apic(c);
+            return;
+        }
         const MacGrid g = c.grid;
         const double flip = c.flip_ratio;
         const int weights = c.weights;
         auto pos = pos_.cview();
         auto vel = vel_.view();
-        const Faces faces[3] = {Faces::of(g, 0), Faces::of(g, 1), Faces::of(g, 2)};
         auto u0 = face_[0].cview(), u1 = face_[1].cview(), u2 = face_[2].cview();
         auto o0 = old_[0].cview(), o1 = old_[1].cview(), o2 = old_[2].cview();
         auto m0 = valid_[0].cview(), m1 = valid_[1].cview(), m2 = valid_[2].cview();
-        const Faces f0 = faces[0], f1 = faces[1], f2 = faces[2];
+        const Faces f0 = Faces::of(g, 0), f1 = Faces::of(g, 1), f2 = Faces::of(g, 2);
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             const dvec3 u = to_cells(g, pos[i]);
-            const dvec3 pic(interpolate(f0, u0, m0, u, weights), interpolate(f1, u1, m1, u, weights),
-                            interpolate(f2, u2, m2, u, weights));
-            const dvec3 old(interpolate(f0, o0, m0, u, weights), interpolate(f1, o1, m1, u, weights),
-                            interpolate(f2, o2, m2, u, weights));
+            const TwoValues x = interpolate_two(f0, u0, o0, m0, u, weights);
+            const TwoValues y = interpolate_two(f1, u1, o1, m1, u, weights);
+            const TwoValues z = interpolate_two(f2, u2, o2, m2, u, weights);
+            const dvec3 pic(x.now, y.now, z.now), old(x.before, y.before, z.before);
             vel[i] = flip * (vel[i] + (pic - old)) + (1.0 - flip) * pic;
+        });
+    }
+
+    void g2p_apic(const Config& c) {
+        ensure_affine(true);
+        const MacGrid g = c.grid;
+        const int weights = c.weights;
+        auto pos = pos_.cview();
+        auto vel = vel_.view();
+        const Faces f0 = Faces::of(g, 0), f1 = Faces::of(g, 1), f2 = Faces::of(g, 2);
+        auto u0 = face_[0].cview(), u1 = face_[1].cview(), u2 = face_[2].cview();
+        auto m0 = valid_[0].cview(), m1 = valid_[1].cview(), m2 = valid_[2].cview();
+        auto c0 = affine_[0].view(), c1 = affine_[1].view(), c2 = affine_[2].view();
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            const dvec3 u = to_cells(g, pos[i]);
+            const AffineSample sx = interpolate_affine(f0, u0, m0, u, weights, g.dx);
+            const AffineSample sy = interpolate_affine(f1, u1, m1, u, weights, g.dx);
+            const AffineSample sz = interpolate_affine(f2, u2, m2, u, weights, g.dx);
+            vel[i] = dvec3(sx.value, sy.value, sz.value);
+            c0[i] = sx.c;
+            c1[i] = sy.c;
+            c2[i] = sz.c;
         });
     }
 
@@ -378,6 +428,10 @@ private:
     Buffer<int> id_{kSpace};
     Buffer<dvec3> pos_alt_{kSpace}, vel_alt_{kSpace};
     Buffer<int> id_alt_{kSpace};
+    Buffer<dvec3> cell_pos_{kSpace};  // P2G: the particles' positions in cell units
+    // APIC's c_x, c_y, c_z per particle (empty under pic_flip), and the permutation's scratch.
+    Buffer<dvec3> affine_[3] = {Buffer<dvec3>{kSpace}, Buffer<dvec3>{kSpace}, Buffer<dvec3>{kSpace}};
+    Buffer<dvec3> affine_alt_{kSpace};
     grid::CellSort<Exec> sort_;
     // Grid: cell types, pressure, divergence before and after the projection, the right-hand
     // side; per velocity component the faces now, after P2G (for FLIP), and which carry a value.

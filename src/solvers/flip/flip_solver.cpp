@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/blob.hpp"
+#include "core/memory_budget.hpp"
 #include "solvers/common/gravity.hpp"
 #include "core/random.hpp"
 #include "solvers/common/pair_list.hpp"
@@ -41,9 +42,16 @@ FlipSolver::FlipSolver(Backend backend) : Solver(backend) {
     r.add_vec({"obstacle_sphere", "Obstacle sphere", "Scene", "m", "Centre and radius of a static solid sphere "
                "(radius 0: none).", -100, 100},
               s_.obstacle_sphere, 4);
+    r.add_choice({"transfer_scheme", "Transfer scheme", "Transfer", "",
+                  "pic_flip: particles carry a velocity, G2P blends PIC and FLIP by flip_ratio (seed 001); "
+                  "apic: particles also carry the velocity's gradient C, P2G transfers v_p + C (x_face - x_p) "
+                  "and G2P sets v = interp(u_new) and C from the same faces (Jiang et al. 2015). "
+                  "Switching to apic starts from C = 0."},
+                 {"pic_flip", "apic"}, &s_.transfer_scheme);
     r.add_real({"flip_ratio", "FLIP ratio", "Transfer", "",
                 "Weight of the FLIP part in G2P: v = flip_ratio (v_p + interp(u_new - u_old)) + (1 - flip_ratio) "
-                "interp(u_new); the assignment's alpha is 1 - flip_ratio (seed 001, Grid-to-Particle).",
+                "interp(u_new); the assignment's alpha is 1 - flip_ratio (seed 001, Grid-to-Particle). "
+                "Only for transfer_scheme = pic_flip; apic ignores it.",
                 0, 1},
                &s_.flip_ratio);
     r.add_real({"volume_correction", "Volume correction", "Transfer", "",
@@ -53,7 +61,8 @@ FlipSolver::FlipSolver(Backend backend) : Solver(backend) {
                 0, 1},
                &s_.volume_correction);
     r.add_choice({"transfer", "Transfer weights", "Transfer", "",
-                  "P2G and G2P kernel: linear (trilinear, seed 001) or the quadratic B-spline."},
+                  "P2G and G2P kernel, for either transfer scheme: linear (trilinear, seed 001) or the "
+                  "quadratic B-spline."},
                  {"linear", "quadratic"}, &s_.transfer);
     r.add_choice({"pressure_solver", "Pressure solver", "Pressure", "",
                   "jacobi: the assignment's iteration with relaxation; gauss_seidel: red-black with "
@@ -97,13 +106,13 @@ FlipSolver::FlipSolver(Backend backend) : Solver(backend) {
 const std::vector<StageInfo>& FlipSolver::stages() const {
     static const std::vector<StageInfo> kStages = {
         {"advect", "seed 001, Advection: x += dt v"},
-        {"p2g", "seed 001, Particle-to-Grid"},
+        {"p2g", "seed 001, Particle-to-Grid (APIC: v_p + C_p (x_face - x_p), Jiang et al. 2015)"},
         {"body_forces", "seed 001, Body Force: u += dt g on the grid"},
         {"occupancy", "seed 001: fluid / air / solid per cell"},
         {"divergence", "seed 001, Divergence Operator"},
         {"pressure_solve", "seed 001, Pressure Projection: A p = -(rho dx^2/dt) div"},
         {"pressure_gradient", "seed 001, Gradient Operator: u -= dt/rho grad p"},
-        {"g2p", "seed 001, Grid-to-Particle: PIC/FLIP blend"},
+        {"g2p", "seed 001, Grid-to-Particle: PIC/FLIP blend, or APIC (Jiang et al. 2015)"},
     };
     return kStages;
 }
@@ -179,6 +188,20 @@ std::vector<Obstacle> FlipSolver::obstacles() const {
     return out;
 }
 
+// The cells as the last occupancy stage classified them (the window's cell overlay).
+void FlipSolver::cell_grid(CellGrid& out) const {
+    const MacGrid g = grid();
+    out.n[0] = g.nx;
+    out.n[1] = g.ny;
+    out.n[2] = g.nz;
+    for (int k = 0; k < 3; ++k) out.origin[k] = g.origin[k];
+    out.dx = g.dx;
+    const std::vector<unsigned char> types = engine_ ? engine_->cell_types() : std::vector<unsigned char>{};
+    out.kind.resize(types.size());
+    for (std::size_t c = 0; c < types.size(); ++c)
+        out.kind[c] = types[c] == kFluid ? CellGrid::Fluid : types[c] == kSolid ? CellGrid::Solid : CellGrid::Air;
+}
+
 Config FlipSolver::config() const {
     Config c;
     c.grid = grid();
@@ -189,6 +212,7 @@ Config FlipSolver::config() const {
     c.particles_per_cell = static_cast<int>(s_.particles_per_cell);
     c.volume_correction = s_.volume_correction;
     c.weights = s_.transfer;
+    c.scheme = s_.transfer_scheme;
     const double* b = s_.obstacle_box;
     if (b[3] > b[0] && b[4] > b[1] && b[5] > b[2]) {
         c.box_lo = dvec3(b[0], b[1], b[2]);
@@ -216,6 +240,16 @@ void FlipSolver::do_reset() {
     if (per_side * per_side * per_side != ppc)
         throw ParamError("particles_per_cell: expected a cube (1, 8 or 27), got " + std::to_string(ppc));
     const MacGrid g = grid();
+    // Refused before seeding (memory_budget.hpp): about 144 bytes per cell (faces, old faces,
+    // pressure, divergence, solver vectors, multigrid) and 272 per particle (positions,
+    // velocities, APIC's matrices, their sort copies, the host copy), particles_per_cell in
+    // every cell of the fluid blocks.
+    const double extent[3] = {g.nx * g.dx, g.ny * g.dx, g.nz * g.dx};
+    const double particles = static_cast<double>(ppc) / (g.dx * g.dx * g.dx) *
+                             (overlap_in_domain(s_.fluid_box, extent, 3) + overlap_in_domain(s_.fluid_box_2, extent, 3));
+    check_memory("resolution", "a " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz) +
+                     " grid and " + std::to_string(std::llround(particles)) + " particles",
+                 144.0 * g.nx * g.ny * g.nz + 272.0 * particles, backend());
     const Config c = config();
     HostState h;
     std::mt19937_64 rng(static_cast<std::uint64_t>(s_.seed));
@@ -256,6 +290,8 @@ HostState FlipSolver::state() const {
         s.pos.push_back(raw.pos[k]);
         s.vel.push_back(raw.vel[k]);
         s.id.push_back(raw.id[k]);
+        for (int a = 0; a < 3; ++a)
+            if (!raw.affine[a].empty()) s.affine[a].push_back(raw.affine[a][k]);
     }
     return s;
 }
@@ -314,6 +350,7 @@ void FlipSolver::save_state(std::vector<char>& out) const {
     blob::put(out, s.vel);
     blob::put(out, s.id);
     blob::put(out, std::vector<double>{last_max_speed_});
+    for (const auto& c : s.affine) blob::put(out, c);
 }
 
 void FlipSolver::load_state(const std::vector<char>& in) {
@@ -325,6 +362,7 @@ void FlipSolver::load_state(const std::vector<char>& in) {
     std::vector<double> extra;
     blob::get(in, at, extra);
     last_max_speed_ = extra.empty() ? 0.0 : extra[0];
+    for (auto& c : s.affine) blob::get(in, at, c);
     set_state(s);
 }
 

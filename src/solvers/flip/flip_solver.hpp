@@ -23,6 +23,7 @@ struct Settings {
     double flip_ratio = 0.95;
     double volume_correction = 0.0;
     int transfer = kLinear;
+    int transfer_scheme = kPicFlip;
     int pressure_solver = 2;            // mgpcg
     long long jacobi_iterations = 200;
     double jacobi_relaxation = 1.0;
@@ -54,12 +55,17 @@ public:
     double particle_radius() const override;
     void domain(double lo[3], double hi[3]) const override;
     std::vector<Obstacle> obstacles() const override;
+    bool has_cell_grid() const override { return true; }
+    void cell_grid(CellGrid& out) const override;
 
     HostState state() const;
     void set_state(const HostState& s);
     MacGrid grid() const;
     Engine& engine() { return *engine_; }
     const Settings& settings() const { return s_; }
+    // What the stages get now (tests drive the engine's stages with these).
+    Config config() const;
+    PressureSettings pressure_settings() const;
 
 protected:
     void do_reset() override;
@@ -71,9 +77,6 @@ protected:
     void load_state(const std::vector<char>& in) override;
 
 private:
-    Config config() const;
-    PressureSettings pressure_settings() const;
-
     Settings s_;
     std::unique_ptr<Engine> engine_;
     double dt_ = 1e-3;
