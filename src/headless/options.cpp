@@ -7,6 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "io/scene.hpp"
+
 namespace fs {
 
 std::string scenes_dir() {
@@ -94,7 +96,7 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
         exit_code = app.exit(e);
         return std::nullopt;
     } catch (const CLI::ParseError& e) {
-        std::cerr << "fluid-sandbox: " << e.what() << " (see --help)\n";
+        std::cerr << "fluid-sandbox: " << one_line(e.what()) << " (see --help)\n";
         exit_code = kExitBadInput;
         return std::nullopt;
     }

@@ -73,11 +73,7 @@ std::unique_ptr<Solver> open_scene(const Options& o, Scene& scene) {
     const SolverKind* kind = find_solver_kind(scene.solver);
     std::unique_ptr<Solver> solver = kind->make(o.backend);
     apply_scene_params(*solver, scene, o.sets);
-    try {
-        solver->reset();
-    } catch (const ParamError& e) {
-        throw SceneError(scene.path + ": params: " + e.what());
-    }
+    reset_solver(*solver, scene, o.sets);
     return solver;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <new>
 #include <sstream>
 
 #include "core/params.hpp"
@@ -31,13 +32,63 @@ std::string type_of(const nlohmann::json& j) {
     return (t == "array" || t == "object" ? "an " : "a ") + t;
 }
 
-std::string get_string(const nlohmann::json& doc, const std::string& key, const std::string& path,
-                       bool required) {
-    auto it = doc.find(key);
-    if (it == doc.end()) {
-        if (required) throw SceneError(path + ": " + key + ": missing (a scene must name its solver)");
-        return "";
+// Parses JSON, keeping the key path reached ("params.gravity_direction[1]") for the message
+// when the text is not valid JSON. nlohmann's callback gives every key, container and value
+// with its depth (the top-level value has depth 0, the members of an object at depth d have d + 1).
+nlohmann::json parse_tracking_path(const std::string& text, std::string& path_out) {
+    using Event = nlohmann::json::parse_event_t;
+    struct Level {
+        bool array = false;
+        long long next = 0;  // the index of an array's next element
+    };
+    std::vector<Level> open;          // the containers around the current element
+    std::vector<std::string> path;    // path[d - 1] names the element at depth d
+    auto element = [&](int depth) {   // an array element starts at `depth`
+        const auto parent = static_cast<std::size_t>(depth - 1);
+        if (depth < 1 || parent >= open.size() || !open[parent].array) return;
+        path.resize(parent);
+        path.push_back(std::to_string(open[parent].next++));
+        path.back().insert(0, 1, '[');  // (not "[" + ...: GCC 12 warns of a false -Wrestrict)
+        path.back() += ']';
+    };
+    const auto track = [&](int depth, Event event, nlohmann::json& parsed) {
+        const auto d = static_cast<std::size_t>(depth);
+        switch (event) {
+            case Event::key:
+                path.resize(d - 1);
+                path.push_back(parsed.get<std::string>());
+                break;
+            case Event::object_start:
+            case Event::array_start:
+                element(depth);
+                open.resize(d);
+                open.push_back({event == Event::array_start, 0});
+                break;
+            case Event::object_end:
+            case Event::array_end:
+                open.resize(d);
+                if (path.size() > d) path.resize(d);
+                break;
+            case Event::value:
+                element(depth);
+                break;
+        }
+        return true;
+    };
+    try {
+        return nlohmann::json::parse(text, track);
+    } catch (...) {
+        // Inside an array, the element that failed is the one after the last that parsed.
+        if (!open.empty() && open.back().array) element(static_cast<int>(open.size()));
+        for (const std::string& seg : path)
+            path_out += (path_out.empty() || seg.starts_with('[') ? "" : ".") + seg;
+        throw;
     }
+}
+
+std::string get_string(const nlohmann::json& doc, const std::string& key, const std::string& path) {
+    auto it = doc.find(key);
+    if (it == doc.end()) return "";
     if (!it->is_string())
         throw SceneError(path + ": " + key + ": expected a string, got " + type_of(*it));
     return it->get<std::string>();
@@ -45,13 +96,44 @@ std::string get_string(const nlohmann::json& doc, const std::string& key, const 
 
 }  // namespace
 
+std::string one_line(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    auto escape = [&out](unsigned char c) {
+        static const char* const hex = "0123456789abcdef";
+        if (c == '\n')
+            out += "\\n";
+        else if (c == '\t')
+            out += "\\t";
+        else
+            out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+    };
+    for (std::size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        // The length of a UTF-8 sequence from its lead byte; 0 for a byte that cannot lead one.
+        const std::size_t len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+                              : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        bool valid = len > 0 && i + len <= text.size();
+        for (std::size_t k = 1; valid && k < len; ++k) valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+        if (!valid || (len == 1 && (c < 0x20 || c == 0x7F))) {
+            escape(c);
+            ++i;
+        } else {
+            out.append(text.substr(i, len));
+            i += len;
+        }
+    }
+    return out;
+}
+
 Scene parse_scene(const std::string& text, const std::string& path,
                   const std::vector<std::string>& solver_names) {
     if (text.find_first_not_of(" \t\r\n") == std::string::npos)
         throw SceneError(path + ": empty file (expected a JSON object with \"solver\" and \"params\")");
     nlohmann::json doc;
+    std::string at;  // the key path where the JSON broke, when inside some object
     try {
-        doc = nlohmann::json::parse(text);
+        doc = parse_tracking_path(text, at);
     } catch (const nlohmann::json::parse_error& e) {
         std::string what = e.what();
         // nlohmann's message: "[json.exception.parse_error.101] parse error at line 1, column 2:
@@ -59,13 +141,17 @@ Scene parse_scene(const std::string& text, const std::string& path,
         // the last ": " detail, with our own position.
         const auto cut = what.find("syntax error");
         if (cut != std::string::npos) what = what.substr(cut);
+        if (what.find("invalid literal") != std::string::npos)
+            what += " (a value is a number, a \"string\", true, false, null, an [array] or an {object}; "
+                    "NaN and Infinity are not JSON)";
         throw SceneError(path + ": not valid JSON at " + line_col(text, e.byte ? e.byte - 1 : 0) +
-                         ": " + what);
+                         (at.empty() ? "" : ", in " + at) + ": " + what);
     } catch (const nlohmann::json::exception& e) {
         // e.g. out_of_range.406 "number overflow parsing '1e999'"
         std::string what = e.what();
         if (const auto cut = what.find("] "); cut != std::string::npos) what = what.substr(cut + 2);
-        throw SceneError(path + ": not valid JSON: " + what + " (numbers must be finite)");
+        throw SceneError(path + ": not valid JSON: " + what + " (numbers must be finite)" +
+                         (at.empty() ? "" : ", in " + at));
     }
     if (!doc.is_object())
         throw SceneError(path + ": expected a JSON object at the top level, got " + type_of(doc));
@@ -80,15 +166,17 @@ Scene parse_scene(const std::string& text, const std::string& path,
     }
     Scene scene;
     scene.path = path;
-    scene.solver = get_string(doc, "solver", path, true);
+    if (!doc.contains("solver"))
+        throw SceneError(path + ": solver: missing (a scene must name its solver, one of: " + join(solver_names) + ")");
+    scene.solver = get_string(doc, "solver", path);
     if (std::find(solver_names.begin(), solver_names.end(), scene.solver) == solver_names.end()) {
         const std::string guess = did_you_mean(scene.solver, solver_names);
         throw SceneError(path + ": solver: unknown solver \"" + scene.solver + "\"" +
                          (guess.empty() ? "" : "; did you mean \"" + guess + "\"?") +
                          " (allowed: " + join(solver_names) + ")");
     }
-    scene.title = get_string(doc, "title", path, false);
-    scene.description = get_string(doc, "description", path, false);
+    scene.title = get_string(doc, "title", path);
+    scene.description = get_string(doc, "description", path);
     if (auto it = doc.find("params"); it != doc.end()) {
         if (!it->is_object())
             throw SceneError(path + ": params: expected an object of parameter name -> value, got " +
@@ -125,6 +213,23 @@ void apply_scene_params(Solver& solver, const Scene& scene, const std::vector<st
         } catch (const ParamError& e) {
             throw SceneError("--set " + assignment + ": " + e.what());
         }
+    }
+}
+
+void reset_solver(Solver& solver, const Scene& scene, const std::vector<std::string>& sets) {
+    try {
+        solver.reset();
+    } catch (const ParamError& e) {
+        const std::string what = e.what();
+        const auto colon = what.find(": ");
+        const std::string key = colon == std::string::npos ? "" : what.substr(0, colon);
+        if (key.empty() || !solver.params().find(key)) throw SceneError(scene.path + ": params: " + what);
+        for (auto it = sets.rbegin(); it != sets.rend(); ++it)
+            if (it->rfind(key + "=", 0) == 0) throw SceneError("--set " + *it + what.substr(key.size()));
+        throw SceneError(scene.path + ": params." + what);
+    } catch (const std::bad_alloc&) {
+        throw SceneError(scene.path + ": params: the initial state does not fit in memory (std::bad_alloc); "
+                         "allowed: fewer particles or a coarser grid");
     }
 }
 

@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -14,8 +15,12 @@
 
 namespace fs {
 
+// Text as one printable line: control characters and bytes that are not UTF-8 become \n, \t or
+// \xHH. Messages quote what the user wrote, and a newline in a key must not break the one-line rule.
+std::string one_line(std::string_view text);
+
 struct SceneError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+    explicit SceneError(const std::string& what) : std::runtime_error(one_line(what)) {}
 };
 
 struct Scene {
@@ -35,6 +40,12 @@ Scene parse_scene(const std::string& text, const std::string& path,
 // Applies the scene's params, then the NAME=VALUE overrides (as given to --set), to a solver's
 // registry. Throws SceneError ("FILE: params.KEY: ..." or "--set KEY=VALUE: ...").
 void apply_scene_params(Solver& solver, const Scene& scene, const std::vector<std::string>& sets);
+
+// Rebuilds the solver's state (Solver::reset) and names where a refused value came from: a
+// reset's "KEY: ..." becomes "--set KEY=VALUE: ..." when a --set gave KEY, else "FILE:
+// params.KEY: ..."; a state that does not fit in memory after all (std::bad_alloc) is bad input
+// too. Throws SceneError.
+void reset_solver(Solver& solver, const Scene& scene, const std::vector<std::string>& sets);
 
 // The scene as it would be saved now: the solver's current parameters under the scene's title.
 nlohmann::json scene_to_json(const Solver& solver, const Scene& scene);

@@ -1,6 +1,7 @@
 #include "solvers/euler/euler_solver.hpp"
 
 #include "core/blob.hpp"
+#include "core/memory_budget.hpp"
 #include "solvers/common/gravity.hpp"
 #include "core/random.hpp"
 #include "solvers/common/pair_list.hpp"
@@ -149,6 +150,8 @@ void EulerSolver::do_reset() {
                              std::to_string(s_.spawn_max[k]) + ")");
     // seed 000, initialisation: positions in the spawn box, speeds initial_speed * (rand - 0.5).
     const auto n = static_cast<std::size_t>(s_.n_particles);
+    // About 180 bytes a particle: the state, its sort copies, partners, the grid's sort, the host copy.
+    check_memory("n_particles", std::to_string(n) + " particles", 180.0 * static_cast<double>(n), backend());
     HostState h;
     h.pos.resize(n);
     h.vel.resize(n);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/blob.hpp"
+#include "core/memory_budget.hpp"
 #include "solvers/common/gravity.hpp"
 #include "core/random.hpp"
 #include "solvers/common/pair_list.hpp"
@@ -209,6 +210,15 @@ void SphSolver::do_reset() {
     const double dx = s_.spacing;
     const double W = s_.domain_size[0], H = s_.domain_size[1];
     const long long layers = s_.boundary_layers;
+    // Refused before seeding (memory_budget.hpp): the blocks' particles, the walls' and the
+    // barrier's, each about 320 bytes (state, sort copies, host copy) plus the neighbour list's
+    // 1.6 pi (h / spacing)^2 ints.
+    const double wall = (W / dx + 2.0 * layers) * (H / dx + 2.0 * layers) - W * H / (dx * dx);
+    const double particles = (overlap_in_domain(s_.fluid_box, s_.domain_size, 2) +
+                              overlap_in_domain(s_.fluid_box_2, s_.domain_size, 2)) / (dx * dx) +
+                             wall + 3.0 * (s_.barrier_length / dx + 1.0);
+    check_memory("spacing", std::to_string(std::llround(particles)) + " particles", particles *
+                 (320.0 + 20.0 * s_.support_factor * s_.support_factor), backend());
     HostState h;
     int next_id = 0;
     auto add = [&](dvec2 p, Kind kind, dvec2 offset) {
@@ -233,12 +243,22 @@ void SphSolver::do_reset() {
                 barrier.push_back(o);
             }
     }
+    // Only the barrier particles in the three columns (3 particles each) nearest to p along the
+    // barrier can be within dx of it: testing those alone keeps the set-up linear in the
+    // particles (a long barrier in a fine fluid took minutes), with the same test and result.
+    const long long columns = static_cast<long long>(barrier.size() / 3);
     auto near_barrier = [&](dvec2 p) {
-        for (const dvec2& o : barrier) {
-            const dvec2 b = centre + dvec2(ca * o.x - sa * o.y, sa * o.x + ca * o.y);
-            const dvec2 d = p - b;
-            if (d.x * d.x + d.y * d.y < dx * dx) return true;
-        }
+        const dvec2 q = p - centre;
+        const double along = (ca * q.x + sa * q.y + 0.5 * s_.barrier_length) / dx;
+        if (!(along > -2.0 && along < static_cast<double>(columns) + 1.0)) return false;
+        const long long nearest = std::llround(along);
+        for (long long a = std::max(0LL, nearest - 1); a <= std::min(columns - 1, nearest + 1); ++a)
+            for (long long l = 0; l < 3; ++l) {
+                const dvec2 o = barrier[static_cast<std::size_t>(3 * a + l)];
+                const dvec2 b = centre + dvec2(ca * o.x - sa * o.y, sa * o.x + ca * o.y);
+                const dvec2 d = p - b;
+                if (d.x * d.x + d.y * d.y < dx * dx) return true;
+            }
         return false;
     };
     // Fluid: the blocks on a lattice of the spacing, inside the box, clear of the barrier.
@@ -267,7 +287,12 @@ void SphSolver::do_reset() {
     for (long long j = -layers; j < static_cast<long long>(std::ceil(H / dx)) + layers; ++j)
         for (long long i = -layers; i < static_cast<long long>(std::ceil(W / dx)) + layers; ++i) {
             const dvec2 p{(i + 0.5) * dx, (j + 0.5) * dx};
-            if (p.x > 0 && p.x < W && p.y > 0 && p.y < H) continue;
+            if (p.x > 0 && p.x < W && p.y > 0 && p.y < H) {
+                // Inside: skip to the row's last columns (every one before them is inside too),
+                // so the walls cost their own particles, not the box's area.
+                i = std::max(i, static_cast<long long>(W / dx) - 2);
+                continue;
+            }
             add(p, kWall, dvec2(0.0));
         }
     for (const dvec2& o : barrier) add(centre + dvec2(ca * o.x - sa * o.y, sa * o.x + ca * o.y), kBarrier, o);
