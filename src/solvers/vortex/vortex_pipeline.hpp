@@ -67,27 +67,27 @@ public:
     }
 
     void place(const HostState& batch, const std::vector<int>& vslots, const std::vector<int>& tslots) override {
-        scatter_into(vpos_, batch.vpos, vslots);
-        scatter_into(omega_, batch.omega, vslots);
-        scatter_into(radius_, batch.radius, vslots);
-        scatter_into(vtemp_, batch.vtemp, vslots);
-        scatter_into(vid_, batch.vid, vslots);
-        scatter_into(tpos_, batch.tpos, tslots);
-        scatter_into(ttemp_, batch.ttemp, tslots);
-        scatter_into(tid_, batch.tid, tslots);
+        scatter_into(vpos_, batch.vpos, vslots, stage_v3_);
+        scatter_into(omega_, batch.omega, vslots, stage_v3_);
+        scatter_into(radius_, batch.radius, vslots, stage_d_);
+        scatter_into(vtemp_, batch.vtemp, vslots, stage_d_);
+        scatter_into(vid_, batch.vid, vslots, stage_i_);
+        scatter_into(tpos_, batch.tpos, tslots, stage_v3_);
+        scatter_into(ttemp_, batch.ttemp, tslots, stage_d_);
+        scatter_into(tid_, batch.tid, tslots, stage_i_);
         size_derived();
     }
+    // dst[slots[k]] = src[k], through `staged` (kept from call to call: emission every step
+    // allocates nothing once warm).
     template <class T>
-    void scatter_into(Buffer<T>& dst, const std::vector<T>& src, const std::vector<int>& slots) {
+    void scatter_into(Buffer<T>& dst, const std::vector<T>& src, const std::vector<int>& slots, Buffer<T>& staged) {
         if (slots.empty()) return;
         const int top = *std::max_element(slots.begin(), slots.end()) + 1;
         if (static_cast<std::size_t>(top) > dst.size()) dst.resize(static_cast<std::size_t>(top));
-        Buffer<T> staged(kSpace);
         staged.copy_from_host(src);
-        Buffer<int> where(kSpace);
-        where.copy_from_host(slots);
+        stage_slots_.copy_from_host(slots);
         auto in = staged.cview();
-        auto at = where.cview();
+        auto at = stage_slots_.cview();
         auto out = dst.view();
         exec_.parallel_for(in.size, FS_LAMBDA(int k) { out[at[k]] = in[k]; });
     }
@@ -653,6 +653,10 @@ private:
     std::vector<BodyShape> bodies_host_;
     Buffer<Exchange> exchange_{kSpace};
     Buffer<dvec3> ucontact_{kSpace};
+    // Staging for emitted particles (place()).
+    Buffer<dvec3> stage_v3_{kSpace};
+    Buffer<double> stage_d_{kSpace};
+    Buffer<int> stage_i_{kSpace}, stage_slots_{kSpace};
     std::vector<Exchange> exchanges_ = std::vector<Exchange>(kMaxBodies);
     int remeshed_ = -1;
 };
