@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
     const auto options = fs::parse_options(argc, argv, code);
     if (!options) return code;
     const fs::Options& o = *options;
+    if (o.cuda_fault.site != fs::CudaFaultSite::None) fs::set_cuda_fault(o.cuda_fault);
     if (o.list_scenes) return fs::list_scenes();
     if (o.list_params) return fs::list_params(o);
     if (o.bench) return fs::run_bench(o);

@@ -568,6 +568,10 @@ void App::ui_simulation() {
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip("%s", cuda.usable ? cuda.device_name.c_str() : cuda.reason.c_str());
+    if (status_.device_lost) {
+        ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "The GPU failed: the state there is lost.");
+        if (ImGui::Button("Continue on CPU")) host_.set_backend(Backend::Cpu);
+    }
 
     ImGui::Separator();
     if (ImGui::Button(status_.running ? "Pause (P)" : "Run (P)", ImVec2(110, 0))) host_.toggle_running();
@@ -891,10 +895,25 @@ void App::ui_errors() {
         ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36.0f);
         ImGui::TextUnformatted(popup_error_.c_str());
         ImGui::PopTextWrapPos();
-        ImGui::TextDisabled("The simulation is paused; the previous scene and your settings are kept.");
-        if (ImGui::Button("OK", ImVec2(120, 0))) {
-            popup_error_.clear();
-            ImGui::CloseCurrentPopup();
+        if (status_.device_lost) {
+            // The GPU's state is gone; the host kept the last good one (SimulationHost).
+            ImGui::TextDisabled("The simulation is paused; your settings are kept.");
+            if (ImGui::Button("Continue on CPU", ImVec2(160, 0))) {
+                host_.set_backend(Backend::Cpu);
+                popup_error_.clear();
+                ImGui::CloseCurrentPopup();
+            }
+            ImGui::SameLine();
+            if (ImGui::Button("Stay paused", ImVec2(120, 0))) {
+                popup_error_.clear();
+                ImGui::CloseCurrentPopup();
+            }
+        } else {
+            ImGui::TextDisabled("The simulation is paused; the previous scene and your settings are kept.");
+            if (ImGui::Button("OK", ImVec2(120, 0))) {
+                popup_error_.clear();
+                ImGui::CloseCurrentPopup();
+            }
         }
         ImGui::EndPopup();
     }
@@ -1025,6 +1044,9 @@ int run_app(const Options& o) {
         host = std::make_unique<SimulationHost>(config);
     } catch (const SceneError& e) {
         std::cerr << "fluid-sandbox: " << e.what() << '\n';
+        return kExitBadInput;
+    } catch (const CudaError& e) {
+        std::cerr << "fluid-sandbox: CUDA, setting up the scene: " << e.what() << "; allowed: --backend cpu\n";
         return kExitBadInput;
     } catch (const std::exception& e) {
         std::cerr << "fluid-sandbox: " << e.what() << '\n';

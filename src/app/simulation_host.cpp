@@ -72,7 +72,8 @@ std::unique_ptr<Solver> SimulationHost::build(const std::string& path,
                                               const std::vector<std::string>& sets,
                                               Scene& scene) const {
     scene = fs::load_scene(path, solver_names());
-    const Backend backend = solver_ ? solver_->backend() : initial_backend_;
+    // After a GPU failure new scenes open on the CPU.
+    const Backend backend = device_lost_ ? Backend::Cpu : solver_ ? solver_->backend() : initial_backend_;
     auto solver = find_solver_kind(scene.solver)->make(backend);
     apply_scene_params(*solver, scene, sets);
     try {
@@ -87,6 +88,7 @@ void SimulationHost::adopt(std::unique_ptr<Solver> solver, Scene scene) {
     solver_ = std::move(solver);
     scene_ = std::move(scene);
     rewind_.clear();
+    device_lost_ = false;
     {
         std::lock_guard lock(mutex_);
         barrier_target_.reset();
@@ -129,6 +131,7 @@ void SimulationHost::load_scene(const std::string& path) {
 
 void SimulationHost::reset() {
     post([this] {
+        if (refuse_while_device_lost("Reset")) return;
         try {
             solver_->reset();
             rewind_.clear();
@@ -211,16 +214,54 @@ void SimulationHost::set_param_text(const std::string& name, const std::string& 
 
 void SimulationHost::set_backend(Backend b) {
     post([this, b] {
+        if (device_lost_) {
+            if (b == Backend::Cpu) {
+                continue_on_cpu();
+            } else {
+                fail("the GPU failed earlier; Continue on CPU first, then try CUDA again");
+            }
+            return;
+        }
         if (b == Backend::Cuda && !cuda_status().usable) {
             fail("CUDA backend: " + cuda_status().reason);
             return;
         }
         try {
+            // Solver::set_backend only adopts the new engine once the state is there: a GPU that
+            // fails while taking the state leaves the solver on the CPU as it was.
             solver_->set_backend(b);
+        } catch (const CudaError& e) {
+            if (b == Backend::Cuda)
+                fail(std::string("moving to the GPU failed: ") + e.what() + "; the simulation stays on the CPU");
+            else
+                lose_device(std::string("moving to the CPU failed: ") + e.what());
         } catch (const std::exception& e) {
             fail(std::string("switching backend: ") + e.what());
         }
     });
+}
+
+void SimulationHost::continue_on_cpu() {
+    try {
+        // The same solver, built again on the CPU with the current parameters; then the last
+        // state kept on the host. Nothing is read back from the GPU.
+        auto fresh = find_solver_kind(scene_.solver)->make(Backend::Cpu);
+        for (const auto& p : solver_->params().all())
+            if (!p->spec().read_only) fresh->params().at(p->name()).set_json(p->to_json());
+        fresh->reset();
+        std::string from = "from the start: no earlier state was kept (rewind depth 0)";
+        if (!rewind_.empty()) {
+            fresh->restore(rewind_.back());
+            rewind_.pop_back();
+            from = "from step " + std::to_string(fresh->step_count()) + ", the last good state";
+        }
+        solver_ = std::move(fresh);  // frees what the old one held on the GPU, errors ignored
+        device_lost_ = false;
+        std::lock_guard lock(mutex_);
+        status_.message = "continued on the CPU " + from;
+    } catch (const std::exception& e) {
+        fail(std::string("continuing on the CPU failed: ") + e.what());
+    }
 }
 
 void SimulationHost::set_steps_per_frame(int n) {
@@ -262,7 +303,7 @@ void SimulationHost::set_color_field(const std::string& name) {
 void SimulationHost::step_back() {
     set_running(false);
     post([this] {
-        if (rewind_.empty()) return;
+        if (rewind_.empty() || refuse_while_device_lost("Step back")) return;
         solver_->restore(rewind_.back());
         rewind_.pop_back();
     });
@@ -293,6 +334,7 @@ void SimulationHost::save_scene(const std::string& path) {
 
 void SimulationHost::start_export(const std::string& path, long long every) {
     post([this, path, every] {
+        if (refuse_while_device_lost("Export")) return;
         try {
             if (usd_) usd_->close();
             usd_ = std::make_unique<UsdPointsWriter>(path, "fluid-sandbox " + scene_.path);
@@ -326,6 +368,7 @@ void SimulationHost::stop_export() {
 
 void SimulationHost::with_solver(std::function<void(Solver&)> f) {
     post([this, f = std::move(f)] {
+        if (refuse_while_device_lost("This action")) return;
         try {
             f(*solver_);
         } catch (const std::exception& e) {
@@ -372,7 +415,28 @@ void SimulationHost::fail(const std::string& what) {
     ++status_.error_serial;
 }
 
+void SimulationHost::lose_device(const std::string& what) {
+    device_lost_ = true;
+    std::string message = "CUDA: " + what + "; the state on the GPU is lost. ";
+    if (rewind_.empty())
+        message += "Continue on CPU starts the scene again on the CPU (no earlier state was kept).";
+    else
+        message += "Continue on CPU goes on from step " + std::to_string(rewind_.back().steps) +
+                   ", the last good state.";
+    fail(message);
+    std::lock_guard lock(mutex_);
+    status_.device_lost = true;
+}
+
+bool SimulationHost::refuse_while_device_lost(const char* command) {
+    if (!device_lost_) return false;
+    fail(std::string(command) + " needs the simulation's state, which was lost with the GPU: choose Continue "
+         "on CPU (or open a scene) first");
+    return true;
+}
+
 bool SimulationHost::guarded(const std::function<void()>& advance) {
+    if (refuse_while_device_lost("Stepping")) return false;
     // The state before a step: where the window returns when the step fails, and what Step
     // back goes to.
     if (solver_->next_stage() == 0 && rewind_depth_ > 0) {
@@ -382,6 +446,11 @@ bool SimulationHost::guarded(const std::function<void()>& advance) {
     try {
         advance();
         return true;
+    } catch (const CudaError& e) {
+        // Nothing more is read from or written to the GPU: the checkpoint taken above is the
+        // last good state, kept for continue_on_cpu().
+        lose_device(std::string(e.what()) + " (in step " + std::to_string(solver_->step_count() + 1) + ")");
+        return false;
     } catch (const std::exception& e) {
         const bool diverged = dynamic_cast<const SimulationError*>(&e) != nullptr;
         std::string what = (diverged ? "simulation failed: " : "") + std::string(e.what());
@@ -461,6 +530,25 @@ void SimulationHost::run() {
 
 void SimulationHost::publish() {
     FrameData frame;
+    bool have_frame = false;
+    if (!device_lost_) {
+        try {
+            read_frame(frame);
+            have_frame = true;
+        } catch (const CudaError& e) {
+            lose_device(std::string("reading the particles back: ") + e.what());
+        }
+    }
+
+    std::lock_guard lock(mutex_);
+    if (have_frame) {
+        frame.version = frame_.version + 1;
+        frame_ = std::move(frame);
+    }
+    publish_status();
+}
+
+void SimulationHost::read_frame(FrameData& frame) const {
     frame.dimension = solver_->dimension();
     frame.count = solver_->particle_count();
     frame.radius = solver_->particle_radius();
@@ -500,11 +588,11 @@ void SimulationHost::publish() {
             if (buf[static_cast<std::size_t>(i)] != 0.0)
                 frame.scalar[static_cast<std::size_t>(i)] = std::numeric_limits<float>::quiet_NaN();
     }
+}
 
-    std::lock_guard lock(mutex_);
-    frame.version = frame_.version + 1;
-    frame_ = std::move(frame);
+void SimulationHost::publish_status() {
     SimStatus& s = status_;
+    s.device_lost = device_lost_;
     s.scene_path = scene_.path;
     s.scene_title = scene_.title;
     s.scene_description = scene_.description;

@@ -73,6 +73,9 @@ struct SimStatus {
     std::string error;          // the last failure, one line; empty when none
     std::int64_t error_serial = 0;  // increases with each new error (the window shows each once)
     std::string message;        // the last notice (saved a file, ...)
+    // The GPU failed and what it held is lost: set_backend(Backend::Cpu) goes on from the last
+    // good state on the CPU (the window offers it); other commands that need the state wait.
+    bool device_lost = false;
     bool exporting = false;
     std::string export_path;
 };
@@ -115,6 +118,8 @@ public:
     void set_rewind_depth(int steps);
     void set_param(const std::string& name, const nlohmann::json& value);
     void set_param_text(const std::string& name, const std::string& text);
+    // Moves the state to the other backend. After a GPU failure, Backend::Cpu rebuilds the solver
+    // on the CPU from the last good state kept on the host (nothing is read from the GPU).
     void set_backend(Backend b);
     void set_steps_per_frame(int n);
     // Real time: each frame runs steps until the simulated time has advanced by the frame's
@@ -148,8 +153,16 @@ private:
     void step_once();
     // Runs a step (or stage); on failure goes back to the state before it, pauses, reports.
     bool guarded(const std::function<void()>& advance);
+    // Reads the particles to draw (may throw CudaError), then publishes them with the status.
     void publish();
+    void read_frame(FrameData& frame) const;
+    void publish_status();  // with mutex_ held
     void fail(const std::string& what);
+    // A CUDA call failed: pause, report, and stop touching the solver's device state.
+    void lose_device(const std::string& what);
+    // Refuses a command while the device is lost (reports it); returns whether it refused.
+    bool refuse_while_device_lost(const char* command);
+    void continue_on_cpu();
     void adopt(std::unique_ptr<Solver> solver, Scene scene);
     std::unique_ptr<Solver> build(const std::string& path, const std::vector<std::string>& sets,
                                   Scene& scene) const;
@@ -168,6 +181,7 @@ private:
     std::deque<Solver::Checkpoint> rewind_;
     int rewind_depth_ = 8;
     std::shared_ptr<const std::vector<ParamMeta>> meta_;
+    bool device_lost_ = false;  // mirrored in status_.device_lost
 
     // Shared, under mutex_.
     mutable std::mutex mutex_;

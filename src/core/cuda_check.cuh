@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "core/cuda_fault.hpp"
 #include "core/memory.hpp"
 
 namespace fs {
@@ -27,6 +28,10 @@ inline std::string cuda_error_message(const std::string& what, cudaError_t err) 
 // whichever later call happens to notice it; release builds keep launches asynchronous.
 inline void check_launch(const char* what) {
     cudaError_t err = cudaGetLastError();
+    if (cuda_detail::fault_now(CudaFaultSite::Launch) || cuda_detail::context_broken()) {
+        throw CudaError(cuda_error_message(std::string(what) + " failed", cudaErrorLaunchFailure) +
+                        cuda_detail::kInjected);
+    }
 #ifndef NDEBUG
     if (err == cudaSuccess) err = cudaDeviceSynchronize();
 #endif

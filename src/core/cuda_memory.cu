@@ -5,15 +5,22 @@
 #include <string>
 
 #include "core/cuda_check.cuh"
+#include "core/cuda_fault.hpp"
 #include "core/memory.hpp"
 
 namespace fs::cuda_detail {
 
 namespace {
 
-[[noreturn]] void fail(const char* call, std::size_t bytes, cudaError_t err) {
+[[noreturn]] void fail(const char* call, std::size_t bytes, cudaError_t err, bool injected = false) {
     throw CudaError(cuda_error_message(
-        std::string(call) + " of " + std::to_string(bytes) + " bytes failed", err));
+        std::string(call) + " of " + std::to_string(bytes) + " bytes failed", err) +
+                    (injected ? kInjected : ""));
+}
+
+// A context broken by an injected launch failure fails every call, as a real one would.
+void check_context(const char* call, std::size_t bytes) {
+    if (context_broken()) fail(call, bytes, cudaErrorLaunchFailure, true);
 }
 
 CudaStatus unusable(CudaStatus s, const std::string& why) {
@@ -24,6 +31,8 @@ CudaStatus unusable(CudaStatus s, const std::string& why) {
 }  // namespace
 
 void* device_alloc(std::size_t bytes) {
+    check_context("cudaMalloc", bytes);
+    if (fault_now(CudaFaultSite::Alloc)) fail("cudaMalloc", bytes, cudaErrorMemoryAllocation, true);
     void* p = nullptr;
     const cudaError_t err = cudaMalloc(&p, bytes);
     if (err != cudaSuccess) fail("cudaMalloc", bytes, err);
@@ -43,11 +52,13 @@ void device_copy(void* dst, const void* src, std::size_t bytes, int kind) {
     static constexpr const char* names[] = {"cudaMemcpy (host to device)",
                                             "cudaMemcpy (device to host)",
                                             "cudaMemcpy (device to device)"};
+    check_context(names[kind], bytes);
     const cudaError_t err = cudaMemcpy(dst, src, bytes, kinds[kind]);
     if (err != cudaSuccess) fail(names[kind], bytes, err);
 }
 
 void device_zero(void* p, std::size_t bytes) {
+    check_context("cudaMemset", bytes);
     const cudaError_t err = cudaMemset(p, 0, bytes);
     if (err != cudaSuccess) fail("cudaMemset", bytes, err);
 }
@@ -57,6 +68,9 @@ void device_zero(void* p, std::size_t bytes) {
 CudaStatus query_status() {
     CudaStatus s;
     s.built = true;
+    if (fault_now(CudaFaultSite::Init))
+        return unusable(s, cuda_error_message("cudaGetDeviceCount", cudaErrorInitializationError) +
+                               kInjected);
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) {

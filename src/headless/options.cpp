@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/cuda_fault.hpp"
 #include "io/scene.hpp"
 
 namespace fs {
@@ -35,8 +36,8 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     Options o;
     std::string scene_arg, backend = "cpu";
     CLI::App app{
-        "fluid-sandbox: an interactive fluid sandbox (Euler particles, WCSPH and PIC/FLIP; vortex "
-        "particles to come).\nWithout --headless it opens the scene in the desktop window (press F1 "
+        "fluid-sandbox: an interactive fluid sandbox (Euler particles, WCSPH, PIC/FLIP and vortex "
+        "particles).\nWithout --headless it opens the scene in the desktop window (press F1 "
         "there for the keys).",
         "fluid-sandbox"};
     app.add_option("scene", scene_arg,
@@ -82,6 +83,11 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
         ->check(CLI::Range(0LL, 1000000LL));
     app.add_option("--bench-json", o.bench_json,
                    "Where --bench writes its JSON report (default: bench-SCENE-BACKEND.json)");
+    std::string cuda_fault;
+    app.add_option("--cuda-fault", cuda_fault,
+                   "Debug: make the CUDA backend fail on purpose to try the recovery paths: init "
+                   "(the GPU does not initialise), alloc[:N] (the N-th device allocation runs out of "
+                   "memory), launch[:N] (the N-th kernel launch fails and breaks the context)");
     app.add_flag("--list-scenes", o.list_scenes, "List the bundled scenes, one line each");
     app.add_flag("--list-params", o.list_params,
                  "List the parameters of the scene's solver: name, value, allowed values, unit");
@@ -112,6 +118,16 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
         }
         o.width = w;
         o.height = h;
+    }
+    if (!cuda_fault.empty()) {
+        const auto fault = parse_cuda_fault(cuda_fault);
+        if (!fault) {
+            std::cerr << "fluid-sandbox: --cuda-fault " << one_line(cuda_fault) << ": allowed: " << kCudaFaultAllowed
+                      << '\n';
+            exit_code = kExitBadInput;
+            return std::nullopt;
+        }
+        o.cuda_fault = *fault;
     }
     o.scene = resolve_scene(scene_arg);
     if (o.export_every < 1) o.export_every = 1;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/cuda_fault.hpp"
 
 namespace fs {
 
@@ -30,6 +31,7 @@ struct Options {
     std::string keys;  // a key script for the window (tests, demos)
     bool fixed_steps = false;  // window: one step per frame instead of real time (reproducible scripts)
     int width = 1440, height = 900;
+    CudaFault cuda_fault;  // --cuda-fault (debug): none unless given
 };
 
 // Exit statuses of the headless contract.

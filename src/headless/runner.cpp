@@ -43,11 +43,19 @@ std::string cpu_model() {
     return "unknown CPU";
 }
 
+// The GPU failed while the scene was being set up (exit status 2, like other set-up problems).
+struct CudaSetupError : CudaError {
+    using CudaError::CudaError;
+};
+
 // Runs `body`, turning the errors of the contract into a message and an exit status.
 template <class Body>
 int guarded(const Body& body) {
     try {
         return body();
+    } catch (const CudaSetupError& e) {
+        std::cerr << "fluid-sandbox: CUDA, setting up the scene: " << e.what() << "; allowed: --backend cpu\n";
+        return kExitBadInput;
     } catch (const SceneError& e) {
         std::cerr << "fluid-sandbox: " << e.what() << '\n';
         return kExitBadInput;
@@ -63,6 +71,15 @@ int guarded(const Body& body) {
     }
 }
 
+// One step. A GPU failure names the step it broke (a diverging step names it itself).
+void step_named(Solver& solver) {
+    try {
+        solver.step();
+    } catch (const CudaError& e) {
+        throw CudaError(std::string(e.what()) + " (in step " + std::to_string(solver.step_count() + 1) + ")");
+    }
+}
+
 }  // namespace
 
 std::unique_ptr<Solver> open_scene(const Options& o, Scene& scene) {
@@ -71,10 +88,14 @@ std::unique_ptr<Solver> open_scene(const Options& o, Scene& scene) {
     if (o.threads > 0) set_cpu_threads(o.threads);
     scene = load_scene(o.scene, solver_names());
     const SolverKind* kind = find_solver_kind(scene.solver);
-    std::unique_ptr<Solver> solver = kind->make(o.backend);
-    apply_scene_params(*solver, scene, o.sets);
-    reset_solver(*solver, scene, o.sets);
-    return solver;
+    try {
+        std::unique_ptr<Solver> solver = kind->make(o.backend);
+        apply_scene_params(*solver, scene, o.sets);
+        reset_solver(*solver, scene, o.sets);
+        return solver;
+    } catch (const CudaError& e) {
+        throw CudaSetupError(e.what());
+    }
 }
 
 int list_scenes() {
@@ -141,7 +162,7 @@ int run_headless(const Options& o) {
         long long collisions = 0;
         for (long long k = 0; k < o.steps; ++k) {
             try {
-                solver->step();
+                step_named(*solver);
             } catch (...) {
                 if (stats) stats->flush();  // keep every line written so far
                 throw;
@@ -188,11 +209,11 @@ int run_bench(const Options& o) {
     return guarded([&] {
         Scene scene;
         auto solver = open_scene(o, scene);
-        for (long long k = 0; k < o.warmup; ++k) solver->step();
+        for (long long k = 0; k < o.warmup; ++k) step_named(*solver);
         std::vector<double> step_ms;
         std::vector<std::vector<double>> stage_ms(solver->stages().size());
         for (long long k = 0; k < o.steps; ++k) {
-            solver->step();
+            step_named(*solver);
             step_ms.push_back(solver->step_ms());
             for (std::size_t s = 0; s < stage_ms.size(); ++s)
                 stage_ms[s].push_back(solver->stage_ms()[s]);
