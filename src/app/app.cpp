@@ -36,6 +36,7 @@
 #include "core/memory.hpp"
 #include "render/camera.hpp"
 #include "render/colormap.hpp"
+#include "render/cuda_gl_interop.hpp"
 #include "render/line_renderer.hpp"
 #include "render/mesh_renderer.hpp"
 #include "render/particle_renderer.hpp"
@@ -131,6 +132,13 @@ private:
     render::Camera2D cam2_;
     render::Camera3D cam3_;
     render::ParticleRenderer particles_;
+    // CUDA-OpenGL interop: on the CUDA backend the particles go from the simulation's device
+    // memory into particles_' buffers on the GPU. Off for good once it failed (then frames come
+    // through host memory and a notice says why).
+    render::CudaGlBuffers interop_;
+    bool interop_failed_ = false;
+    bool device_frames_ = false;     // what the host was last told
+    bool velocity_overlay_ = false;  // likewise
     render::LineRenderer lines_;
     render::MeshRenderer meshes_;
     ViewSettings view_;
@@ -193,7 +201,8 @@ bool App::init_window() {
 
 void App::shutdown() {
     stop_recording();
-    // GL objects go while their context is still current.
+    // GL objects go while their context is still current (CUDA lets go of its buffers first).
+    interop_.detach();
     particles_.release();
     lines_.release();
     meshes_.release();
@@ -313,20 +322,43 @@ void App::frame_all(int w, int h) {
 }
 
 void App::update_frame_data() {
+    // Tell the simulation thread what the frames should carry (only when it changes).
+    const bool want_device = status_.backend == Backend::Cuda && cuda_status().usable && !interop_failed_;
+    if (want_device != device_frames_) host_.set_device_frames(device_frames_ = want_device);
+    if (view_.show_vectors != velocity_overlay_) host_.set_velocity_overlay(velocity_overlay_ = view_.show_vectors);
+
     if (!host_.take_frame(frame_) && frame_uploaded_) return;
-    particles_.upload(frame_.count, frame_.position.data(), frame_.scalar.data());
+    ScalarRange range = frame_.range;
+    if (frame_.on_device) {
+        try {
+            if (frame_.count > particles_.capacity()) {
+                interop_.detach();  // before OpenGL reallocates the buffers
+                particles_.reserve(frame_.count);
+            }
+            if (!interop_.attached()) interop_.attach(particles_.position_buffer(), particles_.scalar_buffer());
+            int n = 0;
+            interop_.with_mapped([&](float* xyz, float* scalar) {
+                n = host_.copy_device_frame(xyz, scalar, particles_.capacity(), range);
+            });
+            particles_.set_count(n, true);
+        } catch (const CudaError& e) {
+            interop_.detach();
+            interop_failed_ = true;
+            host_.set_device_frames(device_frames_ = false);
+            note(std::string("CUDA-OpenGL interop is not available (") + e.what() +
+                 "): particles now reach OpenGL through host memory");
+            return;  // the next frame comes through the host
+        }
+    } else {
+        interop_.detach();  // upload() may reallocate the buffers
+        particles_.upload(frame_.count, frame_.position.data(), frame_.scalar.data());
+    }
     frame_uploaded_ = true;
     dimension_ = frame_.dimension;
     // The auto range over the drawn values (boundary particles are NaN: skipped).
-    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-    for (float v : frame_.scalar)
-        if (std::isfinite(v)) {
-            lo = std::min(lo, v);
-            hi = std::max(hi, v);
-        }
-    if (lo <= hi) {
-        data_range_[0] = lo;
-        data_range_[1] = hi > lo ? hi : lo + 1e-6f;
+    if (range.lo <= range.hi) {
+        data_range_[0] = range.lo;
+        data_range_[1] = range.hi > range.lo ? range.hi : range.lo + 1e-6f;
     }
 }
 
@@ -346,7 +378,7 @@ void App::draw_scene(int w, int h) {
     if (view_.show_domain)
         lines_.add_box(glm::vec3(frame_.lo[0], frame_.lo[1], frame_.lo[2]),
                        glm::vec3(frame_.hi[0], frame_.hi[1], frame_.hi[2]), glm::vec4(0.8f, 0.8f, 0.85f, 1.0f));
-    if (view_.show_vectors) {
+    if (view_.show_vectors && frame_.velocity.size() == frame_.position.size()) {
         const float s = view_.vector_scale;
         for (int i = 0; i < frame_.count; ++i) {
             const float* p = &frame_.position[static_cast<std::size_t>(i) * 3];

@@ -320,6 +320,14 @@ void SimulationHost::set_cell_overlay(bool on) {
     post([this, on] { cell_overlay_ = on; });
 }
 
+void SimulationHost::set_velocity_overlay(bool on) {
+    post([this, on] { velocity_overlay_ = on; });
+}
+
+void SimulationHost::set_device_frames(bool on) {
+    post([this, on] { device_frames_ = on; });
+}
+
 void SimulationHost::save_scene(const std::string& path) {
     post([this, path] {
         std::ofstream out(path);
@@ -543,51 +551,106 @@ void SimulationHost::publish() {
     std::lock_guard lock(mutex_);
     if (have_frame) {
         frame.version = frame_.version + 1;
+        if (frame.on_device) front_ = 1 - front_;  // read_frame packed the back one
         frame_ = std::move(frame);
     }
     publish_status();
 }
 
-void SimulationHost::read_frame(FrameData& frame) const {
+void SimulationHost::read_frame(FrameData& frame) {
     frame.dimension = solver_->dimension();
     frame.count = solver_->particle_count();
     frame.radius = solver_->particle_radius();
     solver_->domain(frame.lo, frame.hi);
     frame.obstacles = solver_->obstacles();
-    if (cell_overlay_ && solver_->has_cell_grid()) solver_->cell_grid(frame.cells);
-    std::vector<double> buf;
-    solver_->read_field("position", buf);
-    to_xyz(buf, frame.dimension, frame.count, frame.position);
-    solver_->read_field("velocity", buf);
-    to_xyz(buf, frame.dimension, frame.count, frame.velocity);
-    int components = 1;
-    for (const auto& f : solver_->fields())
-        if (f.name == color_field_) components = f.components;
-    solver_->read_field(color_field_, buf);
-    frame.scalar.resize(static_cast<std::size_t>(frame.count));
-    for (int i = 0; i < frame.count; ++i) {
-        double v = 0.0;
-        if (components == 1) {
-            v = buf[static_cast<std::size_t>(i)];
-        } else {  // a vector field is coloured by its magnitude
-            for (int c = 0; c < components; ++c) {
-                const double x = buf[static_cast<std::size_t>(i) * components + c];
-                v += x * x;
-            }
-            v = std::sqrt(v);
-        }
-        frame.scalar[static_cast<std::size_t>(i)] = static_cast<float>(v);
-    }
     frame.color_field = color_field_;
-    // Boundary particles (solvers with a "kind" field: 0 is fluid) are drawn in neutral grey.
-    bool has_kind = false;
-    for (const auto& f : solver_->fields()) has_kind |= f.name == "kind";
-    if (has_kind) {
-        solver_->read_field("kind", buf);
-        for (int i = 0; i < frame.count; ++i)
-            if (buf[static_cast<std::size_t>(i)] != 0.0)
-                frame.scalar[static_cast<std::size_t>(i)] = std::numeric_limits<float>::quiet_NaN();
+    if (cell_overlay_ && solver_->has_cell_grid()) solver_->cell_grid(frame.cells);
+    const std::size_t n = static_cast<std::size_t>(frame.count);
+    std::vector<double> buf;
+    const Backend backend = solver_->backend();
+
+    // Fields packed where they lie (frame_pack.hpp); boundary particles (solvers with a "kind"
+    // field: 0 is fluid) are drawn in neutral grey.
+    const auto position = solver_->field_view("position");
+    const auto color = solver_->field_view(color_field_);
+    const auto kind = solver_->field_view("kind");
+    const FieldView* kinds = kind ? &*kind : nullptr;
+    if (position && color && (backend == Backend::Cpu || device_frames_)) {
+        if (backend == Backend::Cuda) {
+            DeviceFrame& back = device_frame_[1 - front_];
+            back.xyz.resize(3 * n);
+            back.scalar.resize(n);
+            pack_positions(backend, *position, back.xyz.data());
+            back.range = pack_scalar(backend, *color, kinds, back.scalar.data());
+            back.count = frame.count;
+            frame.range = back.range;
+            frame.on_device = true;
+        } else {
+            frame.position.resize(3 * n);
+            frame.scalar.resize(n);
+            pack_positions(backend, *position, frame.position.data());
+            frame.range = pack_scalar(backend, *color, kinds, frame.scalar.data());
+            const auto velocity = solver_->field_view("velocity");
+            if (velocity_overlay_ && velocity) {
+                frame.velocity.resize(3 * n);
+                pack_positions(backend, *velocity, frame.velocity.data());
+            }
+            return;
+        }
+    } else {
+        // Through host copies: solvers whose fields are not stored as one array each (the
+        // vortex solver's vortons and tracers), and CUDA without interop.
+        solver_->read_field("position", buf);
+        to_xyz(buf, frame.dimension, frame.count, frame.position);
+        int components = 1;
+        for (const auto& f : solver_->fields())
+            if (f.name == color_field_) components = f.components;
+        solver_->read_field(color_field_, buf);
+        frame.scalar.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            double v = 0.0;
+            if (components == 1) {
+                v = buf[i];
+            } else {  // a vector field is coloured by its length
+                for (int c = 0; c < components; ++c) v += buf[i * components + c] * buf[i * components + c];
+                v = std::sqrt(v);
+            }
+            frame.scalar[i] = static_cast<float>(v);
+        }
+        bool has_kind = false;
+        for (const auto& f : solver_->fields()) has_kind |= f.name == "kind";
+        if (has_kind) {
+            solver_->read_field("kind", buf);
+            for (std::size_t i = 0; i < n; ++i)
+                if (buf[i] != 0.0) frame.scalar[i] = std::numeric_limits<float>::quiet_NaN();
+        }
+        float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+        for (float v : frame.scalar)
+            if (std::isfinite(v)) {
+                lo = std::min(lo, v);
+                hi = std::max(hi, v);
+            }
+        if (lo <= hi) frame.range = {lo, hi};
     }
+    if (velocity_overlay_) {  // the vectors are drawn from host copies on every path
+        if (frame.position.empty()) {
+            solver_->read_field("position", buf);
+            to_xyz(buf, frame.dimension, frame.count, frame.position);
+        }
+        solver_->read_field("velocity", buf);
+        to_xyz(buf, frame.dimension, frame.count, frame.velocity);
+    }
+}
+
+int SimulationHost::copy_device_frame(float* xyz, float* scalar, int capacity, ScalarRange& range) const {
+    std::lock_guard lock(mutex_);
+    const DeviceFrame& f = device_frame_[front_];
+    if (!frame_.on_device || f.count > capacity || f.count == 0) return 0;
+    // Device to device, on the stream the simulation's kernels use: after the packing kernels.
+    mem_copy(xyz, MemorySpace::Device, f.xyz.data(), MemorySpace::Device, 3 * sizeof(float) * static_cast<std::size_t>(f.count));
+    mem_copy(scalar, MemorySpace::Device, f.scalar.data(), MemorySpace::Device, sizeof(float) * static_cast<std::size_t>(f.count));
+    range = f.range;
+    return f.count;
 }
 
 void SimulationHost::publish_status() {

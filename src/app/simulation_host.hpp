@@ -18,6 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/buffer.hpp"
+#include "core/frame_pack.hpp"
 #include "core/params.hpp"
 #include "core/solver.hpp"
 #include "io/scene.hpp"
@@ -41,9 +43,13 @@ struct FrameData {
     std::uint64_t version = 0;  // increases with every publication
     int dimension = 2;
     int count = 0;
+    // On the CUDA backend with device frames on, the particles stay on the GPU: position and
+    // scalar are empty and SimulationHost::copy_device_frame hands them to OpenGL.
+    bool on_device = false;
     std::vector<float> position;  // 3 per particle
-    std::vector<float> velocity;  // 3 per particle
-    std::vector<float> scalar;    // the colour field, 1 per particle
+    std::vector<float> velocity;  // 3 per particle, while the velocity overlay is on
+    std::vector<float> scalar;    // the colour field, 1 per particle (NaN: boundary particles)
+    ScalarRange range;            // of the finite scalar values
     std::string color_field;
     double radius = 0.005;
     double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 0};
@@ -131,6 +137,11 @@ public:
     void set_color_field(const std::string& name);
     // Whether frames carry the solver's grid cells (for the overlay; off costs nothing).
     void set_cell_overlay(bool on);
+    // Whether frames carry the particles' velocities (for the vector overlay).
+    void set_velocity_overlay(bool on);
+    // CUDA-OpenGL interop: on the CUDA backend frames leave the particles on the GPU, for
+    // copy_device_frame (off: they come through host memory, as on the CPU backend).
+    void set_device_frames(bool on);
     void save_scene(const std::string& path);
     void start_export(const std::string& path, long long every);
     void stop_export();
@@ -146,6 +157,10 @@ public:
     StatsHistory history() const;
     // Copies the latest frame into `out` when it is newer than out.version; returns whether it did.
     bool take_frame(FrameData& out) const;
+    // The latest device frame's particles, copied on the GPU into device memory (OpenGL buffers
+    // mapped for CUDA): xyz 3 floats each, scalar 1, room for `capacity`. Returns how many it
+    // copied (0: no device frame, or more than capacity) and sets their colour range.
+    int copy_device_frame(float* xyz, float* scalar, int capacity, ScalarRange& range) const;
 
 private:
     void run();
@@ -155,7 +170,7 @@ private:
     bool guarded(const std::function<void()>& advance);
     // Reads the particles to draw (may throw CudaError), then publishes them with the status.
     void publish();
-    void read_frame(FrameData& frame) const;
+    void read_frame(FrameData& frame);
     void publish_status();  // with mutex_ held
     void fail(const std::string& what);
     // A CUDA call failed: pause, report, and stop touching the solver's device state.
@@ -176,6 +191,17 @@ private:
     long long export_every_ = 1;
     std::string color_field_ = "speed";
     bool cell_overlay_ = false;
+    bool velocity_overlay_ = false;
+    bool device_frames_ = false;
+    // Device frames, double-buffered: the simulation thread packs into the back one, then (under
+    // mutex_) makes it the front one that copy_device_frame reads.
+    struct DeviceFrame {
+        Buffer<float> xyz{MemorySpace::Device}, scalar{MemorySpace::Device};
+        int count = 0;
+        ScalarRange range;
+    };
+    DeviceFrame device_frame_[2];
+    int front_ = 0;
     // The rewind buffer: the states before the last few steps, oldest first (the last one is
     // where a failed step returns to).
     std::deque<Solver::Checkpoint> rewind_;

@@ -6,11 +6,13 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/frame_pack.hpp"
 #include "core/params.hpp"
 #include "core/stats.hpp"
 
@@ -70,6 +72,9 @@ public:
     // particle order is the solver's and may change from step to step; it is the same for every
     // field between two steps (the "id" field says who is who).
     virtual void read_field(std::string_view name, std::vector<double>& out) const = 0;
+    // The field where it lies, in the backend's memory, for drawing (frame_pack.hpp): valid
+    // until the next step or stage. Fields computed on reading (a speed) have none: nullopt.
+    virtual std::optional<FieldView> field_view(std::string_view /*name*/) const { return std::nullopt; }
     virtual int particle_count() const = 0;
     // Radius particles are drawn with (m), and the box the simulation lives in (z = 0 in 2D).
     virtual double particle_radius() const = 0;

@@ -53,6 +53,14 @@ public:
     }
 
     int size() const override { return static_cast<int>(pos_.size()); }
+    std::optional<FieldView> view(std::string_view name) const override {
+        const int n = size();
+        if (name == "position") return f64_view(pos_.data(), n, 2);
+        if (name == "velocity" || name == "speed") return f64_view(vel_.data(), n, 2);
+        if (name == "mass") return f64_view(mass_.data(), n, 1);
+        if (name == "id") return i32_view(id_.data(), n);
+        return std::nullopt;
+    }
 
     void run_stage(int stage, const Config& c) override {
         switch (stage) {

@@ -3,9 +3,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "core/frame_pack.hpp"
 #include "solvers/sph/sph_kernels.hpp"
 
 namespace fs::sph {
@@ -35,6 +38,8 @@ public:
     virtual void upload(const HostState& s) = 0;
     virtual void download(HostState& s) const = 0;
     virtual int size() const = 0;
+    // A particle field where it lies (Solver::field_view); nullopt for fields it does not hold.
+    virtual std::optional<FieldView> view(std::string_view name) const = 0;
     virtual void run_stage(int stage, const Config& c) = 0;
     virtual Sums sums(const Config& c) = 0;
     // Every pair of ids (i < j) closer than h, found through the grid (grid = true) or by
