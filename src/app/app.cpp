@@ -962,8 +962,11 @@ int App::run() {
     if (!o_.record_path.empty()) toggle_recording();
 
     auto last = std::chrono::steady_clock::now();
+    const auto start = last;
     double fps_acc = 0.0;
     int fps_frames = 0;
+    double slowest = 0.0;    // the longest frame after the first (which loads fonts and shaders)
+    long long over_33 = 0;   // frames under 30 per second
     while (!quit_) {
         SDL_Event e;
         while (SDL_PollEvent(&e)) handle_event(e);
@@ -971,6 +974,10 @@ int App::run() {
         const auto now = std::chrono::steady_clock::now();
         const double dt = std::chrono::duration<double>(now - last).count();
         last = now;
+        if (frame_index_ > 1) {
+            slowest = std::max(slowest, dt);
+            over_33 += dt > 1.0 / 30.0;
+        }
         fps_acc += dt;
         if (++fps_frames >= 10) {
             fps_ = fps_frames / std::max(fps_acc, 1e-9);
@@ -1038,6 +1045,16 @@ int App::run() {
         }
         SDL_GL_SwapWindow(window_);
         if (last_frame) quit_ = true;
+    }
+    // A run that closes itself (--frames, a key script) says how the window kept up: the
+    // measurement behind "the window stays at 30 frames per second however slow a step is".
+    if (o_.frames > 0 || !script_.empty()) {
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const SimStatus s = host_.status();
+        std::printf("window: %lld frames in %.2f s (%.1f frames/s; slowest %.1f ms, %lld under 30 frames/s); "
+                    "simulation: %lld steps, %.1f ms the last\n",
+                    frame_index_, seconds, frame_index_ / std::max(seconds, 1e-9), 1e3 * slowest, over_33,
+                    static_cast<long long>(s.steps), s.step_ms);
     }
     host_.wait_idle();
     shutdown();
