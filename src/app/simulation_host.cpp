@@ -443,14 +443,33 @@ bool SimulationHost::refuse_while_device_lost(const char* command) {
     return true;
 }
 
+bool SimulationHost::checkpoint_due() const {
+    // On the GPU a checkpoint is a download of the whole state (with 4 M FLIP particles about as
+    // long as a step). While running there, one is kept every k steps, k chosen so that keeping
+    // them costs at most a tenth of the stepping; stepping by hand keeps every one. On the CPU
+    // a checkpoint is a copy in memory, and every step keeps one.
+    if (solver_->backend() != Backend::Cuda || rewind_.empty()) return true;
+    {
+        std::lock_guard lock(mutex_);
+        if (!running_) return true;
+    }
+    const double step = std::max(solver_->step_ms(), 1e-3);
+    const int every = static_cast<int>(std::clamp(std::ceil(checkpoint_ms_ / (0.1 * step)), 1.0, 1000.0));
+    return steps_since_checkpoint_ >= every;
+}
+
 bool SimulationHost::guarded(const std::function<void()>& advance) {
     if (refuse_while_device_lost("Stepping")) return false;
     // The state before a step: where the window returns when the step fails, and what Step
     // back goes to.
-    if (solver_->next_stage() == 0 && rewind_depth_ > 0) {
+    if (solver_->next_stage() == 0 && rewind_depth_ > 0 && checkpoint_due()) {
         if (static_cast<int>(rewind_.size()) >= rewind_depth_) rewind_.pop_front();
+        const auto t0 = std::chrono::steady_clock::now();
         rewind_.push_back(solver_->checkpoint());
+        checkpoint_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        steps_since_checkpoint_ = 0;
     }
+    ++steps_since_checkpoint_;
     try {
         advance();
         return true;

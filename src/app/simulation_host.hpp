@@ -206,6 +206,9 @@ private:
     // where a failed step returns to).
     std::deque<Solver::Checkpoint> rewind_;
     int rewind_depth_ = 8;
+    double checkpoint_ms_ = 0.0;      // what the last checkpoint took
+    int steps_since_checkpoint_ = 0;
+    bool checkpoint_due() const;
     std::shared_ptr<const std::vector<ParamMeta>> meta_;
     bool device_lost_ = false;  // mirrored in status_.device_lost
 
