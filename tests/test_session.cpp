@@ -135,6 +135,24 @@ TEST(SimulationHost, BadValuesAndBadScenesAreReportedAndTheSceneKeepsRunning) {
     EXPECT_EQ(host.status().steps, 2);
 }
 
+TEST(SimulationHost, ARefusedSceneLeavesTheCurrentOneRunning) {
+    fs_test::TempDir dir("host-running");
+    fs::SimulationHost host(tutorial(true));
+    for (int k = 0; k < 3; ++k) host.frame_tick();
+    host.wait_idle();
+    host.load_scene(dir.file("bad.json", R"({"solver":"euler","params":{"n_particles":"many"}})"));
+    host.wait_idle();
+    auto s = host.status();
+    EXPECT_NE(s.error.find("bad.json: params.n_particles"), std::string::npos) << s.error;
+    EXPECT_FALSE(s.error_paused);
+    EXPECT_TRUE(s.running);
+    const auto steps = s.steps;
+    for (int k = 0; k < 3; ++k) host.frame_tick();
+    host.wait_idle();
+    EXPECT_GT(host.status().steps, steps);
+    EXPECT_NE(host.status().scene_path.find("euler_tutorial.json"), std::string::npos);
+}
+
 TEST(SimulationHost, ABlowUpPausesAtTheLastGoodStepNamingTheQuantity) {
     // Gravity 1000 m/s^2 with tau = 0.01 s in an open box: speed grows by 10 m/s a step, and a
     // step moves particles farther than the box once it passes 100 m/s (around step 10).

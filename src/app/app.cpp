@@ -941,7 +941,9 @@ void App::ui_errors() {
                 ImGui::CloseCurrentPopup();
             }
         } else {
-            ImGui::TextDisabled("The simulation is paused; the previous scene and your settings are kept.");
+            ImGui::TextDisabled("%s", status_.error_paused
+                                          ? "The simulation is paused; the previous scene and your settings are kept."
+                                          : "The current scene keeps running, with your settings.");
             if (ImGui::Button("OK", ImVec2(120, 0))) {
                 popup_error_.clear();
                 ImGui::CloseCurrentPopup();

@@ -123,8 +123,10 @@ void SimulationHost::load_scene(const std::string& path) {
             std::lock_guard lock(mutex_);
             status_.message = "opened " + path;
             status_.exporting = false;
+        } catch (const CudaError& e) {
+            fail(std::string("CUDA, setting up ") + path + ": " + e.what(), false);
         } catch (const std::exception& e) {
-            fail(e.what());
+            fail(e.what(), false);  // the current scene keeps running
         }
     });
 }
@@ -416,10 +418,11 @@ std::string suggestion(std::string_view kind) {
 }
 }  // namespace
 
-void SimulationHost::fail(const std::string& what) {
+void SimulationHost::fail(const std::string& what, bool pause) {
     std::lock_guard lock(mutex_);
-    running_ = false;
+    if (pause) running_ = false;
     status_.error = what;
+    status_.error_paused = pause;
     ++status_.error_serial;
 }
 

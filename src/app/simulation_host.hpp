@@ -78,6 +78,7 @@ struct SimStatus {
     int rewind_steps = 0;  // how many steps step_back() can undo
     std::string error;          // the last failure, one line; empty when none
     std::int64_t error_serial = 0;  // increases with each new error (the window shows each once)
+    bool error_paused = true;       // whether that error paused the simulation
     std::string message;        // the last notice (saved a file, ...)
     // The GPU failed and what it held is lost: set_backend(Backend::Cpu) goes on from the last
     // good state on the CPU (the window offers it); other commands that need the state wait.
@@ -172,7 +173,9 @@ private:
     void publish();
     void read_frame(FrameData& frame);
     void publish_status();  // with mutex_ held
-    void fail(const std::string& what);
+    // Reports a failure; `pause` stops the simulation (a refused scene does not: the current
+    // one keeps running).
+    void fail(const std::string& what, bool pause = true);
     // A CUDA call failed: pause, report, and stop touching the solver's device state.
     void lose_device(const std::string& what);
     // Refuses a command while the device is lost (reports it); returns whether it refused.
