@@ -174,6 +174,37 @@ TEST(SimulationHost, ABlowUpPausesAtTheLastGoodStepNamingTheQuantity) {
     EXPECT_LE(s.stats.get("max_speed") * 0.01, 1.0) << "the restored state is the good one";
 }
 
+TEST(SimulationHost, SphPushedPastItsStabilityPausesExplainsAndStepsBack) {
+    // The student's experiment: the SPH barrier scene running, the CFL number dragged to its
+    // maximum (the speed of sound at its maximum alone stays stable: dt follows c_s). The window
+    // pauses at the last good step, says which quantity broke, what usually cures it, and Step
+    // back goes on back from there.
+    fs::HostConfig c;
+    c.scene = std::string(FS_SOURCE_DIR) + "/scenes/sph_barrier.json";
+    c.start_running = true;
+    c.realtime = false;
+    fs::SimulationHost host(c);
+    host.set_param("cfl", 1.0);
+    for (int k = 0; k < 200 && host.status().running; ++k) {
+        host.frame_tick();
+        host.wait_idle();
+    }
+    auto s = host.status();
+    ASSERT_FALSE(s.running) << "the blow-up never came";
+    EXPECT_TRUE(s.error_paused);
+    EXPECT_NE(s.error.find("max_speed"), std::string::npos) << s.error;
+    EXPECT_NE(s.error.find("exceeds twice the speed of sound"), std::string::npos) << s.error;
+    EXPECT_NE(s.error.find("paused at step " + std::to_string(s.steps) + ", the last good state"), std::string::npos)
+        << s.error;
+    EXPECT_NE(s.error.find("try a smaller CFL number"), std::string::npos)
+        << s.error;
+    EXPECT_GT(s.rewind_steps, 0);
+    const auto good = s.steps;
+    host.step_back();
+    host.wait_idle();
+    EXPECT_EQ(host.status().steps, good - 1);
+}
+
 TEST(SimulationHost, SteppingBackAndForwardRepeatsTheSameStates) {
     fs::SimulationHost host(tutorial(false));
     std::vector<double> at5, at7;
