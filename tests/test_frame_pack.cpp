@@ -85,7 +85,7 @@ TEST_P(FramePack, EqualsTheHostCopiesFieldByField) {
     EXPECT_EQ(viewed, static_cast<int>(solver->fields().size())) << "every field of " << GetParam() << " has a view";
 }
 
-INSTANTIATE_TEST_SUITE_P(Solvers, FramePack, testing::Values("euler_tutorial", "sph_barrier"));
+INSTANTIATE_TEST_SUITE_P(Solvers, FramePack, testing::Values("euler_tutorial", "sph_barrier", "flip_dam_break"));
 
 TEST(FramePackKind, BoundaryParticlesAreNaNAndLeftOutOfTheRange) {
     auto solver = open("sph_barrier");

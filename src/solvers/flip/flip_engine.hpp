@@ -3,8 +3,11 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <vector>
 
+#include "core/frame_pack.hpp"
 #include "solvers/flip/flip_kernels.hpp"
 
 namespace fs::flip {
@@ -49,6 +52,8 @@ public:
     virtual void upload(const HostState& s) = 0;
     virtual void download(HostState& s) const = 0;
     virtual int size() const = 0;
+    // A particle field where it lies (Solver::field_view); nullopt for fields it does not hold.
+    virtual std::optional<FieldView> view(std::string_view name) const = 0;
     virtual void run_stage(int stage, const Config& c, const PressureSettings& ps) = 0;
     virtual Sums sums() = 0;
     virtual StepReport report(const Config& c) = 0;

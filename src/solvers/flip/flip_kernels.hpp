@@ -73,6 +73,33 @@ FS_HDI int cell_index(const MacGrid& g, dvec3 x) {
     return g.cell(clamp(std::floor(u.x), g.nx), clamp(std::floor(u.y), g.ny), clamp(std::floor(u.z), g.nz));
 }
 
+// P2G sorts the particles by half cell (each cell split in 2 x 2 x 2), so that every face
+// reads exactly the particles its kernel reaches, as whole rows of half cells along x: half cell
+// (hx, hy, hz) has index hx + 2 nx (hy + 2 ny hz) and holds the points with 2u in [h, h + 1) on
+// each axis (u in cell units), clamped into the grid like cell_index. u2 = 2u along one axis;
+// for u2 >= 0 truncation is the floor.
+FS_HDI int half_cell_1d(double u2, int n2) {
+    if (!(u2 >= 0.0)) return 0;
+    return u2 >= n2 - 1 ? n2 - 1 : static_cast<int>(u2);
+}
+FS_HDI int half_cell_index(const MacGrid& g, dvec3 u) {
+    const int hx = half_cell_1d(2.0 * u.x, 2 * g.nx);
+    const int hy = half_cell_1d(2.0 * u.y, 2 * g.ny);
+    const int hz = half_cell_1d(2.0 * u.z, 2 * g.nz);
+    return hx + 2 * g.nx * (hy + 2 * g.ny * hz);
+}
+// The particles of a cell, from the half cells' starts: 4 rows of 2 half cells.
+FS_HDI int particles_in_cell(const MacGrid& g, View<const int> half_start, int cell) {
+    const ivec3 q = g.cell_coords(cell);
+    int n = 0;
+    for (int oz = 0; oz < 2; ++oz)
+        for (int oy = 0; oy < 2; ++oy) {
+            const int h = 2 * q.x + 2 * g.nx * (2 * q.y + oy + 2 * g.ny * (2 * q.z + oz));
+            n += half_start[h + 2] - half_start[h];
+        }
+    return n;
+}
+
 // The nodes of one axis that a point reaches, at node coordinate r (nodes at the integers):
 // the first node, the weights and their derivatives d w / d r, for 2 (linear) or 3 (quadratic)
 // nodes. The same weights as kernel_1d(r - node), taken from the point's side so that a point
@@ -208,45 +235,44 @@ FS_HDI FacePressure face_pressure(const MacGrid& g, const Faces& faces, View<con
 // The weighted average of a velocity component at a point u (cell units) over the faces within
 // the kernel's support that carry a value (valid != 0), sum w f / sum w (0 where none does),
 // for two face fields at once: G2P's grid now and after P2G share faces and weights. The 1D
-// weights are computed once per node of each axis, and multiplied per face.
+// weights are stencil_1d's (the kernel's, node by node), taken once per axis and multiplied per
+// face; the kernel W is a template argument, so the loops have fixed trip counts.
 struct TwoValues {
     double now = 0.0, before = 0.0;
 };
+template <int W>
 FS_HDI TwoValues interpolate_two(const Faces& f, View<const double> now, View<const double> before,
-                                 View<const unsigned char> valid, dvec3 u, int weights) {
-    const double s = kernel_support(weights);
-    const dvec3 off = f.position(ivec3(0));
-    const ivec3 lo(static_cast<int>(std::ceil(u.x - off.x - s)), static_cast<int>(std::ceil(u.y - off.y - s)),
-                   static_cast<int>(std::ceil(u.z - off.z - s)));
-    const ivec3 hi(static_cast<int>(std::floor(u.x - off.x + s)), static_cast<int>(std::floor(u.y - off.y + s)),
-                   static_cast<int>(std::floor(u.z - off.z + s)));
-    // At most 4 nodes per axis (quadratic, u - off - s an integer).
-    double wx[4], wy[4], wz[4];
-    const int nx = hi.x - lo.x + 1 < 4 ? hi.x - lo.x + 1 : 4;
-    const int ny = hi.y - lo.y + 1 < 4 ? hi.y - lo.y + 1 : 4;
-    const int nz = hi.z - lo.z + 1 < 4 ? hi.z - lo.z + 1 : 4;
-    for (int a = 0; a < nx; ++a) wx[a] = kernel_1d(u.x - ((lo.x + a) + off.x), weights);
-    for (int a = 0; a < ny; ++a) wy[a] = kernel_1d(u.y - ((lo.y + a) + off.y), weights);
-    for (int a = 0; a < nz; ++a) wz[a] = kernel_1d(u.z - ((lo.z + a) + off.z), weights);
-    TwoValues r;
+                                 View<const unsigned char> valid, dvec3 u) {
+    const dvec3 r = u - f.position(ivec3(0));  // node coordinates of this component's faces
+    const Stencil1 sx = stencil_1d(r.x, W), sy = stencil_1d(r.y, W), sz = stencil_1d(r.z, W);
+    constexpr int n = W == kLinear ? 2 : 3;
+    TwoValues t;
     double wsum = 0.0;
-    for (int c = lo.z > 0 ? 0 : -lo.z; c < nz && lo.z + c < f.fz; ++c)
-        for (int b = lo.y > 0 ? 0 : -lo.y; b < ny && lo.y + b < f.fy; ++b)
-            for (int a = lo.x > 0 ? 0 : -lo.x; a < nx && lo.x + a < f.fx; ++a) {
-                const int idx = f.index(lo.x + a, lo.y + b, lo.z + c);
-                if (!valid[idx]) continue;
-                const double w = wx[a] * wy[b] * wz[c];
-                r.now += w * now[idx];
-                r.before += w * before[idx];
+    for (int c = 0; c < n; ++c) {
+        const int k = sz.base + c;
+        if (k < 0 || k >= f.fz) continue;
+        for (int b = 0; b < n; ++b) {
+            const int j = sy.base + b;
+            if (j < 0 || j >= f.fy) continue;
+            const double wyz = sy.w[b] * sz.w[c];
+            const int row = f.index(0, j, k);
+            for (int a = 0; a < n; ++a) {
+                const int i = sx.base + a;
+                if (i < 0 || i >= f.fx || !valid[row + i]) continue;
+                const double w = sx.w[a] * wyz;
+                t.now += w * now[row + i];
+                t.before += w * before[row + i];
                 wsum += w;
             }
-    if (wsum > 0.0) {
-        r.now /= wsum;
-        r.before /= wsum;
-    } else {
-        r.now = r.before = 0.0;
+        }
     }
-    return r;
+    if (wsum > 0.0) {
+        t.now /= wsum;
+        t.before /= wsum;
+    } else {
+        t.now = t.before = 0.0;
+    }
+    return t;
 }
 
 // Everything a stage needs, as plain values.

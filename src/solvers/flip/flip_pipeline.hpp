@@ -22,6 +22,11 @@ template <class Exec>
 class Pipeline final : public Engine {
 public:
     static constexpr MemorySpace kSpace = Exec::space;
+    // P2G's work items are runs of faces along x; rows are cut into runs until there are about
+    // this many (runs of at least 4 faces). Long runs read each particle once per row of cells
+    // rather than once per face; the CPU wants a team's worth of items (CpuExec runs shorter
+    // loops serially), a GPU tens of thousands.
+    static constexpr int kP2GItems = kSpace == MemorySpace::Host ? 4096 : 1 << 16;
 
     void upload(const HostState& s) override {
         pos_.copy_from_host(s.pos);
@@ -41,6 +46,13 @@ public:
         for (int a = 0; a < 3; ++a) affine_[a].copy_to_host(s.affine[a]);
     }
     int size() const override { return static_cast<int>(pos_.size()); }
+    std::optional<FieldView> view(std::string_view name) const override {
+        const int n = size();
+        if (name == "position") return f64_view(pos_.data(), n, 3);
+        if (name == "velocity" || name == "speed") return f64_view(vel_.data(), n, 3);
+        if (name == "id") return i32_view(id_.data(), n);
+        return std::nullopt;
+    }
 
     void run_stage(int stage, const Config& c, const PressureSettings& ps) override {
         ensure_grid(c.grid);
@@ -126,14 +138,14 @@ public:
     // of the particles within reach, u_f = sum w_p v_p / sum w_p (a face nobody reaches is
     // invalid); under APIC the velocity each particle gives face f is its affine field there,
     // v_p,a + c_p,a . (x_f - x_p) (Jiang et al. 2015: m_i v_i = sum_p w_ip m_p (v_p + C_p (x_i -
-    // x_p)), per MAC component, equal particle masses). First the particles are sorted by cell
-    // and permuted into that order.
+    // x_p)), per MAC component, equal particle masses). First the particles are sorted by half
+    // cell (half_cell_index) and permuted into that order.
     void p2g(const Config& c) {
         const MacGrid g = c.grid;
         const bool apic = c.scheme == kApic;
         ensure_affine(apic);
         auto pos = pos_.cview();
-        sort_.build(exec_, g.cells(), size(), FS_LAMBDA(int i) { return cell_index(g, pos[i]); });
+        sort_.build(exec_, 8 * g.cells(), size(), FS_LAMBDA(int i) { return half_cell_index(g, to_cells(g, pos[i])); });
         auto order = sort_.order();
         auto vel = vel_.cview();
         auto id = id_.cview();
@@ -155,53 +167,91 @@ public:
         if (apic)
             for (auto& b : affine_) sort_.gather(exec_, b, affine_alt_);
 
-        auto start = sort_.cell_start();
+        for (int a = 0; a < 3; ++a) {
+            if (c.weights == kLinear)
+                apic ? p2g_axis<kLinear, true>(g, a) : p2g_axis<kLinear, false>(g, a);
+            else
+                apic ? p2g_axis<kQuadratic, true>(g, a) : p2g_axis<kQuadratic, false>(g, a);
+        }
+    }
+
+    // P2G of one velocity component, for one kernel and scheme (compile-time, so the inner loop
+    // has fixed trip counts). Work items are runs of faces along a row; each reads the rows of
+    // half cells within reach and adds every particle to the kReach faces it reaches along x.
+    template <int W, bool Apic>
+    void p2g_axis(const MacGrid& g, int a) {
+        constexpr int kReach = W == kLinear ? 2 : 3;  // faces per particle along x
+        auto start = sort_.cell_start();              // of half cells
         auto p = cell_pos_.cview();
         auto v = vel_.cview();
-        const int weights = c.weights;
         const double dx = g.dx;
-        for (int a = 0; a < 3; ++a) {
-            const Faces faces = Faces::of(g, a);
-            auto aff = affine_[a].cview();  // empty unless APIC
-            auto out = face_[a].view();
-            auto old = old_[a].view();
-            auto valid = valid_[a].view();
-            exec_.parallel_for(faces.count(), FS_LAMBDA(int f) {
-                const ivec3 fc = faces.coords(f);
-                const dvec3 at = faces.position(fc);
-                const double s = kernel_support(weights);
-                // Cells whose particles can reach the face: those overlapping the open interval
-                // (at - s, at + s) along each axis (2 x 3 x 3 cells for linear weights).
-                const ivec3 lo(static_cast<int>(std::floor(at.x - s)), static_cast<int>(std::floor(at.y - s)),
-                               static_cast<int>(std::floor(at.z - s)));
-                const ivec3 hi(static_cast<int>(std::ceil(at.x + s)) - 1, static_cast<int>(std::ceil(at.y + s)) - 1,
-                               static_cast<int>(std::ceil(at.z + s)) - 1);
-                double sum = 0.0, wsum = 0.0;
-                for (int k = lo.z > 0 ? lo.z : 0; k <= hi.z && k < g.nz; ++k)
-                    for (int j = lo.y > 0 ? lo.y : 0; j <= hi.y && j < g.ny; ++j)
-                        for (int i = lo.x > 0 ? lo.x : 0; i <= hi.x && i < g.nx; ++i) {
-                            const int cell = g.cell(i, j, k);
-                            for (int q = start[cell]; q < start[cell + 1]; ++q) {
-                                const dvec3 u = p[q];
-                                const double w = kernel_1d(u.x - at.x, weights) * kernel_1d(u.y - at.y, weights) *
-                                                 kernel_1d(u.z - at.z, weights);
-                                const double va = glm::value_ptr(v[q])[a];  // no switch on a
-                                if (apic) {
-                                    const dvec3 d = dx * (at - u);  // x_f - x_p
-                                    const dvec3 cq = aff[q];
-                                    sum += w * (va + cq.x * d.x + cq.y * d.y + cq.z * d.z);
-                                } else {
-                                    sum += w * va;
-                                }
-                                wsum += w;
+        const double s = kernel_support(W);
+        const int hnx = 2 * g.nx, hny = 2 * g.ny, hnz = 2 * g.nz;
+        const Faces faces = Faces::of(g, a);
+        const dvec3 off = faces.position(ivec3(0));
+        // Along x, face i reaches the half cells [2i + ha, 2i + hb - 1] (those overlapping the
+        // open interval (i + off.x - s, i + off.x + s)), so half cell h reaches the faces
+        // [ceil((h + 1 - hb) / 2), floor((h - ha) / 2)], kReach of them.
+        const int ha = static_cast<int>(2.0 * (off.x - s)), hb = static_cast<int>(2.0 * (off.x + s));
+        const int rows = faces.fy * faces.fz;
+        const int cuts = std::min((kP2GItems + rows - 1) / rows, (faces.fx + 3) / 4);
+        const int seg = (faces.fx + cuts - 1) / cuts;
+        const int segs = (faces.fx + seg - 1) / seg;
+        auto aff = affine_[a].cview();  // empty unless APIC
+        auto sum = face_[a].view();     // sum w v, then the face value
+        auto wsum = old_[a].view();     // sum w, then the face value
+        auto valid = valid_[a].view();
+        exec_.parallel_for(segs * rows, FS_LAMBDA(int item) {
+            const int row = item / segs;
+            const int j = row % faces.fy, k = row / faces.fy;
+            const int i0 = (item % segs) * seg;
+            const int i1 = i0 + seg < faces.fx ? i0 + seg : faces.fx;
+            const int f0 = faces.index(0, j, k);  // the row's faces are contiguous
+            for (int i = i0; i < i1; ++i) {
+                sum[f0 + i] = 0.0;
+                wsum[f0 + i] = 0.0;
+            }
+            const double aty = j + off.y, atz = k + off.z;
+            // The rows of half cells within reach of the face row (2 at - 2 s and 2 at + 2 s
+            // are integers), and the run of them along x that reaches faces [i0, i1).
+            const int ylo = static_cast<int>(2.0 * (aty - s)), yhi = static_cast<int>(2.0 * (aty + s)) - 1;
+            const int zlo = static_cast<int>(2.0 * (atz - s)), zhi = static_cast<int>(2.0 * (atz + s)) - 1;
+            const int xlo = 2 * i0 + ha > 0 ? 2 * i0 + ha : 0;
+            const int xhi = 2 * (i1 - 1) + hb - 1 < hnx ? 2 * (i1 - 1) + hb - 1 : hnx - 1;
+            for (int hz = zlo > 0 ? zlo : 0; hz <= zhi && hz < hnz; ++hz)
+                for (int hy = ylo > 0 ? ylo : 0; hy <= yhi && hy < hny; ++hy) {
+                    const int h0 = hnx * (hy + hny * hz);
+                    for (int q = start[h0 + xlo]; q < start[h0 + xhi + 1]; ++q) {
+                        const dvec3 u = p[q];
+                        const int flo = (half_cell_1d(2.0 * u.x, hnx) + 2 - hb) >> 1;  // floor half
+                        const double ky = kernel_1d(u.y - aty, W);
+                        const double kz = kernel_1d(u.z - atz, W);
+                        const double va = glm::value_ptr(v[q])[a];  // no switch on a
+                        for (int m = 0; m < kReach; ++m) {
+                            const int i = flo + m;
+                            if (i < i0 || i >= i1) continue;
+                            const double atx = i + off.x;
+                            // seed 001's trilinear weight, w = k(dx) k(dy) k(dz)
+                            const double w = kernel_1d(u.x - atx, W) * ky * kz;
+                            if (Apic) {  // a constant: nvcc lambdas may not first-capture under if constexpr
+                                const dvec3 d = dx * (dvec3(atx, aty, atz) - u);  // x_f - x_p
+                                const dvec3 cq = aff[q];
+                                sum[f0 + i] += w * (va + cq.x * d.x + cq.y * d.y + cq.z * d.z);
+                            } else {
+                                sum[f0 + i] += w * va;
                             }
+                            wsum[f0 + i] += w;
                         }
-                const double value = wsum > 0.0 ? sum / wsum : 0.0;
-                out[f] = value;
-                old[f] = value;
-                valid[f] = wsum > 0.0 ? 1 : 0;
-            });
-        }
+                    }
+                }
+            for (int i = i0; i < i1; ++i) {
+                const double ws = wsum[f0 + i];
+                const double value = ws > 0.0 ? sum[f0 + i] / ws : 0.0;
+                sum[f0 + i] = value;
+                wsum[f0 + i] = value;
+                valid[f0 + i] = ws > 0.0 ? 1 : 0;
+            }
+        });
     }
 
     // seed 001, Body Force: u += dt g on the grid (direction turned by W/A/S/D).
@@ -229,7 +279,7 @@ public:
             if (in_box(cfg, centre) || in_sphere(cfg, centre))
                 type[cell] = kSolid;
             else
-                type[cell] = start[cell + 1] > start[cell] ? kFluid : kAir;
+                type[cell] = particles_in_cell(g, start, cell) > 0 ? kFluid : kAir;
         });
     }
 
@@ -260,6 +310,7 @@ public:
         compute_divergence(c, div_.view());
         auto div = div_.cview();
         auto b = rhs_.view();
+        const MacGrid g = c.grid;
         auto start = sort_.cell_start();
         auto type = type_.cview();
         const double scale = -c.density * c.grid.dx * c.grid.dx / c.dt;
@@ -271,7 +322,7 @@ public:
         exec_.parallel_for(c.grid.cells(), FS_LAMBDA(int cell) {
             double target = 0.0;
             if (k > 0.0 && type[cell] == kFluid) {
-                const double excess = (start[cell + 1] - start[cell]) / n0 - 1.0;
+                const double excess = particles_in_cell(g, start, cell) / n0 - 1.0;
                 if (excess > 0.0) target = k * excess;
             }
             b[cell] = scale * (div[cell] - target);
@@ -332,9 +383,16 @@ public:
             g2p_apic(c);
             return;
         }
+        if (c.weights == kLinear)
+            g2p_pic_flip<kLinear>(c);
+        else
+            g2p_pic_flip<kQuadratic>(c);
+    }
+
+    template <int W>
+    void g2p_pic_flip(const Config& c) {
         const MacGrid g = c.grid;
         const double flip = c.flip_ratio;
-        const int weights = c.weights;
         auto pos = pos_.cview();
         auto vel = vel_.view();
         auto u0 = face_[0].cview(), u1 = face_[1].cview(), u2 = face_[2].cview();
@@ -343,9 +401,9 @@ public:
         const Faces f0 = Faces::of(g, 0), f1 = Faces::of(g, 1), f2 = Faces::of(g, 2);
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             const dvec3 u = to_cells(g, pos[i]);
-            const TwoValues x = interpolate_two(f0, u0, o0, m0, u, weights);
-            const TwoValues y = interpolate_two(f1, u1, o1, m1, u, weights);
-            const TwoValues z = interpolate_two(f2, u2, o2, m2, u, weights);
+            const TwoValues x = interpolate_two<W>(f0, u0, o0, m0, u);
+            const TwoValues y = interpolate_two<W>(f1, u1, o1, m1, u);
+            const TwoValues z = interpolate_two<W>(f2, u2, o2, m2, u);
             const dvec3 pic(x.now, y.now, z.now), old(x.before, y.before, z.before);
             vel[i] = flip * (vel[i] + (pic - old)) + (1.0 - flip) * pic;
         });
@@ -402,12 +460,13 @@ public:
         r.fluid_cells = exec_.transform_reduce(
             cells, 0LL, FS_LAMBDA(int i) { return type[i] == kFluid ? 1LL : 0LL; },
             AddOp{});
+        const MacGrid g = c.grid;
         auto start = sort_.cell_start();
         const double ppc = c.particles_per_cell;
         r.fluid_volume_cells = exec_.transform_reduce(
             cells, 0.0,
             FS_LAMBDA(int i) {
-                const double n = start[i + 1] - start[i];
+                const double n = particles_in_cell(g, start, i);
                 return n < ppc ? n / ppc : 1.0;
             },
             SumOp{});

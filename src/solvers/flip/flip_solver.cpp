@@ -240,8 +240,9 @@ void FlipSolver::do_reset() {
     if (per_side * per_side * per_side != ppc)
         throw ParamError("particles_per_cell: expected a cube (1, 8 or 27), got " + std::to_string(ppc));
     const MacGrid g = grid();
-    // Refused before seeding (memory_budget.hpp): about 144 bytes per cell (faces, old faces,
-    // pressure, divergence, solver vectors, multigrid) and 272 per particle (positions,
+    // Refused before seeding (memory_budget.hpp): about 216 bytes per cell (faces, old faces,
+    // pressure, divergence, solver vectors, multigrid and its fluid-cell lists, P2G's counts and
+    // starts of 8 half cells per cell) and 272 per particle (positions,
     // velocities, APIC's matrices, their sort copies, the host copy), particles_per_cell in
     // every cell of the fluid blocks.
     const double extent[3] = {g.nx * g.dx, g.ny * g.dx, g.nz * g.dx};
@@ -249,7 +250,11 @@ void FlipSolver::do_reset() {
                              (overlap_in_domain(s_.fluid_box, extent, 3) + overlap_in_domain(s_.fluid_box_2, extent, 3));
     check_memory("resolution", "a " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz) +
                      " grid and " + std::to_string(std::llround(particles)) + " particles",
-                 144.0 * g.nx * g.ny * g.nz + 272.0 * particles, backend());
+                 216.0 * g.nx * g.ny * g.nz + 272.0 * particles, backend());
+    // P2G sorts particles into 8 half cells per cell, indexed with int.
+    if (8.0 * g.nx * g.ny * g.nz > 2147483647.0)
+        throw ParamError("resolution: a " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" +
+                         std::to_string(g.nz) + " grid has more than 2^28 cells, the most the solver indexes");
     const Config c = config();
     HostState h;
     std::mt19937_64 rng(static_cast<std::uint64_t>(s_.seed));

@@ -51,6 +51,7 @@ public:
     const std::vector<StageInfo>& stages() const override;
     std::vector<FieldInfo> fields() const override;
     void read_field(std::string_view name, std::vector<double>& out) const override;
+    std::optional<FieldView> field_view(std::string_view name) const override { return engine_->view(name); }
     int particle_count() const override { return engine_ ? engine_->size() : 0; }
     double particle_radius() const override;
     void domain(double lo[3], double hi[3]) const override;

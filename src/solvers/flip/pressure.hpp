@@ -59,6 +59,55 @@ FS_HDI double transfer_weight(int d) {
     return (d == 0 || d == 1) ? 0.75 : 0.25;
 }
 
+// A fluid cell and its row of A, classified once per solve: bit n of `stencil` is set when
+// neighbour n (in gather's order -x, +x, -y, +y, -z, +z) is fluid, and bits 6 and up hold the
+// number of neighbours that are not solid (the diagonal).
+struct FluidCell {
+    int cell = 0;
+    int stencil = 0;
+};
+
+FS_HDI FluidCell classify_cell(const MacGrid& g, View<const unsigned char> type, int c) {
+    const glm::ivec3 q = g.cell_coords(c);
+    const int d[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+    int fluid = 0, diag = 0;
+    for (int n = 0; n < 6; ++n) {
+        const unsigned char t = cell_type(g, type, q.x + d[n][0], q.y + d[n][1], q.z + d[n][2]);
+        if (t != kSolid) ++diag;
+        if (t == kFluid) fluid |= 1 << n;
+    }
+    return {c, fluid | diag << 6};
+}
+
+FS_HDI int stencil_diag(int stencil) { return stencil >> 6; }
+
+// sum of x over the fluid neighbours of cell c (gather's sum, in its order); sy and sz are the
+// index strides of y and z.
+FS_HDI double fluid_neighbour_sum(View<const double> x, int c, int stencil, int sy, int sz) {
+    double s = 0.0;
+    if (stencil & 1) s += x[c - 1];
+    if (stencil & 2) s += x[c + 1];
+    if (stencil & 4) s += x[c - sy];
+    if (stencil & 8) s += x[c + sy];
+    if (stencil & 16) s += x[c - sz];
+    if (stencil & 32) s += x[c + sz];
+    return s;
+}
+
+// The cells of both colours of a red-black ordering, as one index range: m in [0, half) walks
+// the red cells ((i + j + k) even) in grid order, m in [half, 2 half) the black ones; -1 for the
+// slots of odd rows that fall off the grid, and for m = 2 half.
+FS_HDI int red_black_half(const MacGrid& g) { return (g.nx + 1) / 2 * g.ny * g.nz; }
+FS_HDI int red_black_cell(const MacGrid& g, int half, int m) {
+    if (m >= 2 * half) return -1;
+    const int color = m >= half ? 1 : 0;
+    const int idx = m - color * half, hx = (g.nx + 1) / 2;
+    const int row = idx / hx;
+    const int j = row % g.ny, k = row / g.ny;
+    const int i = 2 * (idx % hx) + ((color + j + k) & 1);
+    return i < g.nx ? g.cell(i, j, k) : -1;
+}
+
 // Two sums in one reduction (one host round trip instead of two).
 struct SumPair {
     double a = 0.0;
@@ -69,6 +118,22 @@ template <class Exec>
 class PressureSolver {
 public:
     static constexpr MemorySpace kSpace = Exec::space;
+
+    // One level of the hierarchy. Level 0's type, b and x are the caller's cell types and CG's
+    // r and z; the coarser levels own theirs. Public because kernel-launching members take it
+    // (nvcc's host-device lambdas need their enclosing function's signature accessible).
+    struct Level {
+        MacGrid g;
+        Buffer<unsigned char> type_buf{kSpace};
+        Buffer<double> b_buf{kSpace}, x_buf{kSpace}, t_buf{kSpace};
+        View<const unsigned char> type;
+        View<double> b, x, t;
+        // The fluid cells (list_fluid_cells): red ones in [0, red), black ones in [red, count).
+        Buffer<FluidCell> cells_buf{kSpace};
+        Buffer<int> slot_buf{kSpace};
+        View<const FluidCell> cells;
+        int red = 0, count = 0;
+    };
 
     enum Method { kJacobi = 0, kGaussSeidel = 1, kMgpcg = 2 };
 
@@ -137,20 +202,6 @@ public:
             const glm::ivec3 q = g.cell_coords(c);
             const Neighbours n = gather(g, type, x, q.x, q.y, q.z);
             y[c] = n.diag * x[c] - n.sum;
-        });
-    }
-
-    // r = b - A x on fluid cells, 0 elsewhere.
-    void residual(Exec& exec, const MacGrid& g, View<const unsigned char> type,
-                  View<const double> b, View<const double> x, View<double> r) {
-        exec.parallel_for(g.cells(), FS_LAMBDA(int c) {
-            if (type[c] != kFluid) {
-                r[c] = 0.0;
-                return;
-            }
-            const glm::ivec3 q = g.cell_coords(c);
-            const Neighbours n = gather(g, type, x, q.x, q.y, q.z);
-            r[c] = b[c] - (n.diag * x[c] - n.sum);
         });
     }
 
@@ -249,13 +300,13 @@ public:
         exec.parallel_for(x.size, FS_LAMBDA(int c) { x[c] = 0.0; });
     }
 
-    double dot(Exec& exec, View<const double> x, View<const double> y) {
-        return exec.transform_reduce(
-            x.size, 0.0, FS_LAMBDA(int c) { return x[c] * y[c]; },
-            FS_LAMBDA(double u, double v) { return u + v; });
-    }
-
     // ---- multigrid (McAdams, Sifakis and Teran 2010) ----
+    //
+    // MGPCG works on lists of each level's fluid cells rather than on whole grids: the water is
+    // a fraction of the box (a quarter in the dam break), and a cell's stencil, A's row, is
+    // classified once per solve instead of at every sweep. Every vector stays 0 off the fluid
+    // (zeroed once per solve, then written on fluid cells only), which is what the transfers
+    // between levels, reading whole blocks of cells, rely on.
 
     // A coarse cell is air if any of its children is air, else fluid if any child is fluid, else
     // solid (McAdams et al. 2010: Dirichlet, then interior, then Neumann). Children
@@ -277,64 +328,140 @@ public:
         });
     }
 
+    // The level's fluid cells, red ((i + j + k) even) first, each colour in grid order, with
+    // their stencils; red_ and count_ of the level say where the colours end.
+    void list_fluid_cells(Exec& exec, Level& L) {
+        const MacGrid g = L.g;
+        const int half = red_black_half(g);
+        auto type = L.type;
+        auto slot = L.slot_buf.resized(static_cast<std::size_t>(2 * half) + 1);
+        exec.parallel_for(2 * half + 1, FS_LAMBDA(int m) {
+            const int c = red_black_cell(g, half, m);
+            slot[m] = c >= 0 && type[c] == kFluid ? 1 : 0;
+        });
+        exec.exclusive_scan(View<const int>(slot), slot);
+        int ends[2] = {0, 0};
+        mem_copy(&ends[0], MemorySpace::Host, slot.data + half, kSpace, sizeof(int));
+        mem_copy(&ends[1], MemorySpace::Host, slot.data + 2 * half, kSpace, sizeof(int));
+        L.red = ends[0];
+        L.count = ends[1];
+        auto list = L.cells_buf.resized(static_cast<std::size_t>(L.count));
+        exec.parallel_for(2 * half, FS_LAMBDA(int m) {
+            const int c = red_black_cell(g, half, m);
+            if (c >= 0 && type[c] == kFluid) list[slot[m]] = classify_cell(g, type, c);
+        });
+        L.cells = L.cells_buf.cview();
+    }
+
+    // One half-sweep of Gauss-Seidel (rb_sweep, with omega = 1) over one colour's fluid cells,
+    // [from, to) of the list. Cells of one colour only read the other colour.
+    void sweep_list(Exec& exec, const Level& L, int from, int to) {
+        auto cells = L.cells;
+        auto b = View<const double>(L.b);
+        auto x = L.x;
+        const int sy = L.g.nx, sz = L.g.nx * L.g.ny;
+        exec.parallel_for(to - from, FS_LAMBDA(int n) {
+            const FluidCell fc = cells[from + n];
+            const int c = fc.cell;
+            const double sum = fluid_neighbour_sum(View<const double>(x), c, fc.stencil, sy, sz);
+            x[c] = (b[c] + sum) / stencil_diag(fc.stencil);
+        });
+    }
+
+    // The first half-sweep from x = 0: the red cells get b / diag (their neighbours are black,
+    // still 0), the black ones 0. Replaces zeroing x and sweeping the red cells.
+    void first_sweep_list(Exec& exec, const Level& L) {
+        auto cells = L.cells;
+        auto b = View<const double>(L.b);
+        auto x = L.x;
+        const int red = L.red;
+        exec.parallel_for(L.count, FS_LAMBDA(int n) {
+            const FluidCell fc = cells[n];
+            x[fc.cell] = n < red ? b[fc.cell] / stencil_diag(fc.stencil) : 0.0;
+        });
+    }
+
+    // y = A x on the level's fluid cells (apply_laplacian on the list).
+    void laplacian_list(Exec& exec, const Level& L, View<const double> x, View<double> y) {
+        auto cells = L.cells;
+        const int sy = L.g.nx, sz = L.g.nx * L.g.ny;
+        exec.parallel_for(L.count, FS_LAMBDA(int n) {
+            const FluidCell fc = cells[n];
+            const int c = fc.cell;
+            y[c] = stencil_diag(fc.stencil) * x[c] - fluid_neighbour_sum(x, c, fc.stencil, sy, sz);
+        });
+    }
+
+    // r = b - A x on the level's fluid cells (residual on the list).
+    void residual_list(Exec& exec, const Level& L, View<const double> b, View<const double> x,
+                       View<double> r) {
+        auto cells = L.cells;
+        const int sy = L.g.nx, sz = L.g.nx * L.g.ny;
+        exec.parallel_for(L.count, FS_LAMBDA(int n) {
+            const FluidCell fc = cells[n];
+            const int c = fc.cell;
+            r[c] = b[c] - (stencil_diag(fc.stencil) * x[c] - fluid_neighbour_sum(x, c, fc.stencil, sy, sz));
+        });
+    }
+
     // Coarse right-hand side from the fine residual r: the transpose of prolongation scaled by
     // 1/8 (McAdams et al. 2010), times 4 because A is the Laplacian times dx^2 and the
-    // coarse dx is twice the fine one: b_C = (4/8) sum_f w(f, C) r_f.
-    void restrict_residual(Exec& exec, const MacGrid& fg, View<const double> r, const MacGrid& cg,
-                           View<const unsigned char> ctype, View<double> cb) {
-        exec.parallel_for(cg.cells(), FS_LAMBDA(int c) {
-            if (ctype[c] != kFluid) {
-                cb[c] = 0.0;
-                return;
-            }
+    // coarse dx is twice the fine one: b_C = (4/8) sum_f w(f, C) r_f. r is 0 off the fine fluid;
+    // fine cells beyond the grid get weight 0 (and read a cell inside).
+    void restrict_residual(Exec& exec, const MacGrid& fg, View<const double> r, const Level& C) {
+        const MacGrid cg = C.g;
+        auto cells = C.cells;
+        auto cb = C.b;
+        exec.parallel_for(C.count, FS_LAMBDA(int n) {
+            const int c = cells[n].cell;
             const glm::ivec3 q = cg.cell_coords(c);
-            double s = 0.0;
-            for (int dk = -1; dk <= 2; ++dk) {
-                const int fk = 2 * q.z + dk;
-                if (fk < 0 || fk >= fg.nz) continue;
-                for (int dj = -1; dj <= 2; ++dj) {
-                    const int fj = 2 * q.y + dj;
-                    if (fj < 0 || fj >= fg.ny) continue;
-                    const double wjk = transfer_weight(dj) * transfer_weight(dk);
-                    for (int di = -1; di <= 2; ++di) {
-                        const int fi = 2 * q.x + di;
-                        if (fi < 0 || fi >= fg.nx) continue;
-                        s += transfer_weight(di) * wjk * r[fg.cell(fi, fj, fk)];
-                    }
-                }
+            int ix[4], iy[4], iz[4];
+            double wx[4], wy[4], wz[4];
+            for (int d = 0; d < 4; ++d) {
+                const glm::ivec3 f = 2 * q + glm::ivec3(d - 1);
+                const bool inx = f.x >= 0 && f.x < fg.nx, iny = f.y >= 0 && f.y < fg.ny, inz = f.z >= 0 && f.z < fg.nz;
+                ix[d] = inx ? f.x : 2 * q.x;
+                iy[d] = (iny ? f.y : 2 * q.y) * fg.nx;
+                iz[d] = (inz ? f.z : 2 * q.z) * fg.nx * fg.ny;
+                wx[d] = inx ? transfer_weight(d - 1) : 0.0;
+                wy[d] = iny ? transfer_weight(d - 1) : 0.0;
+                wz[d] = inz ? transfer_weight(d - 1) : 0.0;
             }
+            double s = 0.0;
+            for (int dk = 0; dk < 4; ++dk)
+                for (int dj = 0; dj < 4; ++dj) {
+                    const int row = iz[dk] + iy[dj];
+                    const double t = wx[0] * r[row + ix[0]] + wx[1] * r[row + ix[1]] + wx[2] * r[row + ix[2]] +
+                                     wx[3] * r[row + ix[3]];
+                    s += wz[dk] * wy[dj] * t;
+                }
             cb[c] = 0.5 * s;
         });
     }
 
     // x_f += trilinear interpolation of the coarse correction at fluid fine cells (McAdams et al.
-    // 2010). The coarse solution is 0 on non-fluid coarse cells, so this is exactly the
-    // transpose of restrict_residual up to its scale.
-    void prolong_add(Exec& exec, const MacGrid& cg, View<const double> cx, const MacGrid& fg,
-                     View<const unsigned char> ftype, View<double> fx) {
-        exec.parallel_for(fg.cells(), FS_LAMBDA(int f) {
-            if (ftype[f] != kFluid) return;
+    // 2010): weight 3/4 from the nearer coarse cell along each axis, 1/4 from the other one
+    // (weight 0 beyond the coarse grid). The coarse solution is 0 on non-fluid coarse cells, so
+    // this is exactly the transpose of restrict_residual up to its scale.
+    void prolong_add(Exec& exec, const MacGrid& cg, View<const double> cx, const Level& F) {
+        const MacGrid fg = F.g;
+        auto cells = F.cells;
+        auto fx = F.x;
+        exec.parallel_for(F.count, FS_LAMBDA(int n) {
+            const int f = cells[n].cell;
             const glm::ivec3 q = fg.cell_coords(f);
-            const int c0[3] = {q.x / 2, q.y / 2, q.z / 2};
-            const int c1[3] = {(q.x & 1) ? c0[0] + 1 : c0[0] - 1,
-                               (q.y & 1) ? c0[1] + 1 : c0[1] - 1,
-                               (q.z & 1) ? c0[2] + 1 : c0[2] - 1};
-            double s = 0.0;
-            for (int a = 0; a < 2; ++a) {
-                const int ck = a ? c1[2] : c0[2];
-                if (ck < 0 || ck >= cg.nz) continue;
-                for (int bb = 0; bb < 2; ++bb) {
-                    const int cj = bb ? c1[1] : c0[1];
-                    if (cj < 0 || cj >= cg.ny) continue;
-                    const double wjk = (a ? 0.25 : 0.75) * (bb ? 0.25 : 0.75);
-                    for (int d = 0; d < 2; ++d) {
-                        const int ci = d ? c1[0] : c0[0];
-                        if (ci < 0 || ci >= cg.nx) continue;
-                        s += (d ? 0.25 : 0.75) * wjk * cx[cg.cell(ci, cj, ck)];
-                    }
-                }
-            }
-            fx[f] += s;
+            const glm::ivec3 c0 = q / 2;
+            const glm::ivec3 c1 = c0 + glm::ivec3((q.x & 1) ? 1 : -1, (q.y & 1) ? 1 : -1, (q.z & 1) ? 1 : -1);
+            const bool inx = c1.x >= 0 && c1.x < cg.nx, iny = c1.y >= 0 && c1.y < cg.ny, inz = c1.z >= 0 && c1.z < cg.nz;
+            const int ox = inx ? c1.x - c0.x : 0;
+            const int oy = iny ? (c1.y - c0.y) * cg.nx : 0;
+            const int oz = inz ? (c1.z - c0.z) * cg.nx * cg.ny : 0;
+            const double wx = inx ? 0.25 : 0.0, wy = iny ? 0.25 : 0.0, wz = inz ? 0.25 : 0.0;
+            const int base = cg.cell(c0.x, c0.y, c0.z);
+            auto row = [&](int at) { return 0.75 * cx[at] + wx * cx[at + ox]; };
+            const double near = 0.75 * row(base) + wy * row(base + oy);
+            const double far = 0.75 * row(base + oz) + wy * row(base + oz + oy);
+            fx[f] += 0.75 * near + wz * far;
         });
     }
 
@@ -342,31 +469,32 @@ public:
     // black on the way down and black then red on the way up, and a palindromic sweep sequence
     // on the coarsest level, so M is symmetric positive definite and CG applies.
     void vcycle(Exec& exec, int l) {
-        Level& L = levels_[static_cast<std::size_t>(l)];
-        fill_zero(exec, L.x);
+        const Level& L = levels_[static_cast<std::size_t>(l)];
+        const int red = L.red, all = L.count;
+        first_sweep_list(exec, L);  // x = 0, then the first red half-sweep
         if (l + 1 == static_cast<int>(levels_.size())) {
             for (int s = 0; s < kCoarsestSweeps; ++s) {
-                rb_sweep(exec, L.g, L.type, L.b, L.x, 0, 1.0);
-                rb_sweep(exec, L.g, L.type, L.b, L.x, 1, 1.0);
+                if (s > 0) sweep_list(exec, L, 0, red);
+                sweep_list(exec, L, red, all);
             }
             for (int s = 0; s < kCoarsestSweeps; ++s) {
-                rb_sweep(exec, L.g, L.type, L.b, L.x, 1, 1.0);
-                rb_sweep(exec, L.g, L.type, L.b, L.x, 0, 1.0);
+                sweep_list(exec, L, red, all);
+                sweep_list(exec, L, 0, red);
             }
             return;
         }
         for (int s = 0; s < kSmoothSweeps; ++s) {
-            rb_sweep(exec, L.g, L.type, L.b, L.x, 0, 1.0);
-            rb_sweep(exec, L.g, L.type, L.b, L.x, 1, 1.0);
+            if (s > 0) sweep_list(exec, L, 0, red);
+            sweep_list(exec, L, red, all);
         }
-        residual(exec, L.g, L.type, L.b, L.x, L.t);
-        Level& C = levels_[static_cast<std::size_t>(l) + 1];
-        restrict_residual(exec, L.g, L.t, C.g, C.type, C.b);
+        residual_list(exec, L, L.b, L.x, L.t);
+        const Level& C = levels_[static_cast<std::size_t>(l) + 1];
+        restrict_residual(exec, L.g, L.t, C);
         vcycle(exec, l + 1);
-        prolong_add(exec, C.g, C.x, L.g, L.type, L.x);
+        prolong_add(exec, C.g, C.x, L);
         for (int s = 0; s < kSmoothSweeps; ++s) {
-            rb_sweep(exec, L.g, L.type, L.b, L.x, 1, 1.0);
-            rb_sweep(exec, L.g, L.type, L.b, L.x, 0, 1.0);
+            sweep_list(exec, L, red, all);
+            sweep_list(exec, L, 0, red);
         }
     }
 
@@ -405,6 +533,18 @@ public:
         }
     }
 
+    // sum x_c y_c over the fine fluid cells.
+    double dot_fluid(Exec& exec, View<const double> x, View<const double> y) {
+        auto cells = levels_[0].cells;
+        return exec.transform_reduce(
+            levels_[0].count, 0.0,
+            FS_LAMBDA(int n) {
+                const int c = cells[n].cell;
+                return x[c] * y[c];
+            },
+            FS_LAMBDA(double u, double v) { return u + v; });
+    }
+
     // Preconditioned conjugate gradient (Saad, "Iterative Methods for Sparse Linear Systems",
     // Algorithm 9.1) with M^-1 = one V-cycle (McAdams et al. 2010). Returns the number of
     // iterations. Two host round trips per iteration: d.q, then (r.r, r.z) in one reduction.
@@ -419,50 +559,58 @@ public:
         for (std::size_t l = 1; l < levels_.size(); ++l)
             coarsen_types(exec, levels_[l - 1].g, levels_[l - 1].type, levels_[l].g,
                           levels_[l].type_buf.view());
+        for (Level& L : levels_) {
+            list_fluid_cells(exec, L);
+            fill_zero(exec, L.x);  // 0 off the fluid from here on (level 0: z)
+            fill_zero(exec, L.t);
+        }
+        fill_zero(exec, r);
+        auto cells = L0.cells;
+        const int count = L0.count;
 
-        residual(exec, g, type, b, p, r);  // r0 = b - A p0 (0 off the fluid)
+        residual_list(exec, L0, b, p, r);  // r0 = b - A p0 (0 off the fluid)
         const double target2 = s.tolerance * s.tolerance * bb;
-        if (dot(exec, r, r) <= target2) return 0;
+        if (dot_fluid(exec, r, r) <= target2) return 0;
 
-        vcycle(exec, 0);   // z0 = M^-1 r0
-        copy(exec, z, d);  // d0 = z0
-        double rz = dot(exec, r, z);
+        vcycle(exec, 0);  // z0 = M^-1 r0
+        exec.parallel_for(count, FS_LAMBDA(int n) {  // d0 = z0
+            const int c = cells[n].cell;
+            d[c] = z[c];
+        });
+        double rz = dot_fluid(exec, r, z);
         int it = 0;
         while (it < s.max_iterations) {
             ++it;
-            apply_laplacian(exec, g, type, d, q);
-            const double dq = dot(exec, d, q);
+            laplacian_list(exec, L0, d, q);
+            const double dq = dot_fluid(exec, d, q);
             if (!(dq > 0.0)) break;  // A is only semi-definite: d lies in its null space
             const double alpha = rz / dq;
             // p += alpha d, r -= alpha q
-            exec.parallel_for(g.cells(), FS_LAMBDA(int c) {
+            exec.parallel_for(count, FS_LAMBDA(int n) {
+                const int c = cells[n].cell;
                 p[c] += alpha * d[c];
                 r[c] -= alpha * q[c];
             });
             vcycle(exec, 0);  // z = M^-1 r
             const SumPair rr = exec.transform_reduce(
-                g.cells(), SumPair{},
-                FS_LAMBDA(int c) { return SumPair{r[c] * r[c], r[c] * z[c]}; },
+                count, SumPair{},
+                FS_LAMBDA(int n) {
+                    const int c = cells[n].cell;
+                    return SumPair{r[c] * r[c], r[c] * z[c]};
+                },
                 FS_LAMBDA(SumPair u, SumPair v) { return SumPair{u.a + v.a, u.b + v.b}; });
             if (rr.a <= target2) break;
             const double beta = rr.b / rz;
             rz = rr.b;
-            exec.parallel_for(g.cells(), FS_LAMBDA(int c) { d[c] = z[c] + beta * d[c]; });
+            exec.parallel_for(count, FS_LAMBDA(int n) {
+                const int c = cells[n].cell;
+                d[c] = z[c] + beta * d[c];
+            });
         }
         return it;
     }
 
 private:
-    // One level of the hierarchy. Level 0's type, b and x are the caller's cell types and CG's
-    // r and z; the coarser levels own theirs.
-    struct Level {
-        MacGrid g;
-        Buffer<unsigned char> type_buf{kSpace};
-        Buffer<double> b_buf{kSpace}, x_buf{kSpace}, t_buf{kSpace};
-        View<const unsigned char> type;
-        View<double> b, x, t;
-    };
-
     std::vector<Level> levels_;
     Buffer<double> r_{kSpace}, z_{kSpace}, d_{kSpace}, q_{kSpace}, scratch_{kSpace};
 };
