@@ -1034,7 +1034,11 @@ int App::run() {
         }
         // --frames N closes after N frames; a key script alone closes when it ends.
         const bool script_done = script_at_ >= script_.size();
-        const bool last_frame = script_done && (o_.frames > 0 ? frame_index_ >= o_.frames : !script_.empty());
+        bool last_frame = script_done && (o_.frames > 0 ? frame_index_ >= o_.frames : !script_.empty());
+        if (o_.seconds > 0) {  // --seconds: the wall clock decides (and --frames, when reached first)
+            const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            last_frame = elapsed >= o_.seconds || (o_.frames > 0 && frame_index_ >= o_.frames);
+        }
         if (last_frame && !o_.screenshot_path.empty()) {
             int sw = 0, sh = 0;
             auto rgb = read_pixels(sw, sh);
@@ -1050,7 +1054,7 @@ int App::run() {
     }
     // A run that closes itself (--frames, a key script) says how the window kept up: the
     // measurement behind "the window stays at 30 frames per second however slow a step is".
-    if (o_.frames > 0 || !script_.empty()) {
+    if (o_.frames > 0 || o_.seconds > 0 || !script_.empty()) {
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const SimStatus s = host_.status();
         std::printf("window: %lld frames in %.2f s (%.1f frames/s; slowest %.1f ms, %lld under 30 frames/s); "

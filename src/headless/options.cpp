@@ -65,6 +65,10 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     app.add_option("--frames", o.frames,
                    "Desktop window: close after N frames (with --screenshot: take it then; default 1)")
         ->check(CLI::Range(1LL, 1000000000LL));
+    app.add_option("--seconds", o.seconds,
+                   "Desktop window: close after S seconds of wall time (a key script then runs until "
+                   "then; with --screenshot: take it then)")
+        ->check(CLI::Range(0.001, 1e9));
     app.add_option("--record", o.record_path,
                    "Desktop window: record FILE.mp4 or FILE.gif from the start (until --frames, V, "
                    "Esc or closing the window)");
@@ -131,7 +135,7 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     }
     o.scene = resolve_scene(scene_arg);
     if (o.export_every < 1) o.export_every = 1;
-    if (!o.screenshot_path.empty() && o.frames == 0) o.frames = 1;
+    if (!o.screenshot_path.empty() && o.frames == 0 && o.seconds == 0) o.frames = 1;
     exit_code = kExitOk;
     return o;
 }

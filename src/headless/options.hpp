@@ -27,6 +27,7 @@ struct Options {
     std::string bench_json;
     std::string screenshot_path;
     long long frames = 0;  // window: close after this many frames (0: when the user closes it)
+    double seconds = 0.0;  // window: close after this many seconds of wall time (0: no limit)
     std::string record_path;
     std::string keys;  // a key script for the window (tests, demos)
     bool fixed_steps = false;  // window: one step per frame instead of real time (reproducible scripts)
