@@ -58,6 +58,9 @@ struct HostState {
     std::vector<dvec3> tpos;
     std::vector<double> ttemp;
     std::vector<int> tid;
+    // The shape of the last vortex-in-cell grid: the next grid keeps it while the particles fit
+    // (build_grid), so it is part of the state that makes the next steps what they are.
+    VicGrid grid_shape{};
     // Filled by download() only: the velocities of the last velocity stage.
     std::vector<dvec3> vvel, tvel;
 };

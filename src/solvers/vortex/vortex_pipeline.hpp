@@ -34,6 +34,7 @@ public:
         tpos_.copy_from_host(s.tpos);
         ttemp_.copy_from_host(s.ttemp);
         tid_.copy_from_host(s.tid);
+        grid_ = s.grid_shape;
         size_derived();
     }
 
@@ -48,6 +49,7 @@ public:
         tid_.copy_to_host(s.tid);
         vvel_.copy_to_host(s.vvel);
         tvel_.copy_to_host(s.tvel);
+        s.grid_shape = grid_;
     }
 
     int vortons() const override { return static_cast<int>(vpos_.size()); }
@@ -421,7 +423,11 @@ public:
     // gamma = 2 s d omega, which changes the velocity beside it by gamma / 2 = s d omega; so
     //   d omega = slip_fraction (n x u_slip) / s.
     // (Sizing d omega for the vorton alone, as if its neighbours did nothing, over-corrects by
-    // the number of overlapping cores, about 4x here, and the boundary layer then blows up.)
+    // the number of overlapping cores, about 4x here, and the boundary layer then blows up.) The
+    // layer is not always that sparse: where k vortons in contact crowd one sheet vorton's patch
+    // of (2 s)^2, each takes 1/k of the correction, so the sheet they make together cancels the
+    // slip once; the whole change otherwise over-corrects k-fold, flips the slip's sign step after
+    // step and grows (the plate-and-flames scene ran away after 37 s so).
     // The change of the fluid's linear and angular impulse goes to the body with the opposite
     // sign, and heat flows between body and vorton. Each vorton writes its share to its own slot;
     // the slots are summed in fixed blocks (the document's deterministic split and join).
@@ -449,6 +455,8 @@ public:
         // cell, and interpolation would hide the velocity the layer itself induces at the wall,
         // so the corrections would pile up step after step. (contacts x vortons: cheap.)
         auto at_contact = ucontact_.resized(static_cast<std::size_t>(vortons()));
+        auto touching = touching_.resized(static_cast<std::size_t>(vortons()));
+        auto crowd = crowd_.resized(static_cast<std::size_t>(vortons()));
         {
             const int n = vortons();
             exec_.parallel_for(n, FS_LAMBDA(int i) {
@@ -456,14 +464,32 @@ public:
                 double dist;
                 dvec3 point, nrm;
                 at_contact[i] = dvec3(0.0);
+                touching[i] = 0;
                 if (!body_contact(b, pos[i], thick * radius[i], dist, point, nrm) || dist >= thick * radius[i]) return;
+                touching[i] = 1;
                 Induced acc;
                 for (int j = 0; j < n; ++j)
                     add_induced(acc, point, dvec3(0.0), pos[j], vorton_volume(radius[j]) * omega[j], radius[j], false);
                 at_contact[i] = acc.u;
             });
+            // How crowded the layer is round each contact: the vortons in contact within 2 s /
+            // sqrt(pi) of it (itself included), the disc of area (2 s)^2 that the sheet model
+            // gives one vorton. Where more crowd in, they share the correction (below).
+            auto touch = touching_.cview();
+            exec_.parallel_for(n, FS_LAMBDA(int i) {
+                crowd[i] = 1;
+                if (!touch[i]) return;
+                const double reach = 2.0 * radius[i] / std::sqrt(3.14159265358979323846);
+                int k = 0;
+                for (int j = 0; j < n; ++j) {
+                    const dvec3 d = pos[j] - pos[i];
+                    k += touch[j] && glm::dot(d, d) < reach * reach ? 1 : 0;
+                }
+                crowd[i] = k > 1 ? k : 1;
+            });
         }
         auto vel = ucontact_.cview();
+        auto shared = crowd_.cview();
         exec_.parallel_for(vortons(), FS_LAMBDA(int i) {
             const BodyShape& b = bodies[body];
             Exchange e;
@@ -483,7 +509,7 @@ public:
             // No-slip: cancel the tangential slip at the contact point.
             const dvec3 rel = vel[i] - surface_velocity(b, point);
             const dvec3 rel_t = rel - glm::dot(rel, n) * n;
-            const dvec3 w1 = omega[i] + (slip / s) * glm::cross(n, rel_t);
+            const dvec3 w1 = omega[i] + (slip / (s * shared[i])) * glm::cross(n, rel_t);
             const dvec3 a1 = vol * w1;
             pos[i] = x1;
             omega[i] = w1;
@@ -653,6 +679,7 @@ private:
     std::vector<BodyShape> bodies_host_;
     Buffer<Exchange> exchange_{kSpace};
     Buffer<dvec3> ucontact_{kSpace};
+    Buffer<int> touching_{kSpace}, crowd_{kSpace};  // collide: in contact; vortons sharing the correction
     // Staging for emitted particles (place()).
     Buffer<dvec3> stage_v3_{kSpace};
     Buffer<double> stage_d_{kSpace};

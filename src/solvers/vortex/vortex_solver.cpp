@@ -777,6 +777,7 @@ void VortexSolver::save_state(std::vector<char>& out) const {
     blob::put(out, s.tpos);
     blob::put(out, s.ttemp);
     blob::put(out, s.tid);
+    blob::put(out, std::vector<VicGrid>{s.grid_shape});
     blob::put(out, std::vector<double>{last_max_speed_, carry_vortons_, carry_tracers_});
     blob::put(out, std::vector<long long>{emitted_vortons_, emitted_tracers_, next_vorton_id_, next_tracer_id_});
     std::vector<BodyBlob> bodies;
@@ -795,6 +796,10 @@ void VortexSolver::load_state(const std::vector<char>& in) {
     blob::get(in, at, s.tpos);
     blob::get(in, at, s.ttemp);
     blob::get(in, at, s.tid);
+    std::vector<VicGrid> shape;
+    blob::get(in, at, shape);
+    if (shape.size() != 1) throw std::runtime_error("checkpoint of another solver");
+    s.grid_shape = shape[0];
     std::vector<double> reals;
     std::vector<long long> counts;
     std::vector<BodyBlob> bodies;
