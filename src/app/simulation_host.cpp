@@ -24,15 +24,6 @@ std::shared_ptr<const std::vector<ParamMeta>> describe(const ParamRegistry& reg)
     return meta;
 }
 
-// Copies `components` doubles per particle into 3 floats per particle.
-void to_xyz(const std::vector<double>& in, int components, int n, std::vector<float>& out) {
-    out.assign(static_cast<std::size_t>(n) * 3, 0.0f);
-    for (int i = 0; i < n; ++i)
-        for (int c = 0; c < components && c < 3; ++c)
-            out[static_cast<std::size_t>(i) * 3 + c] =
-                static_cast<float>(in[static_cast<std::size_t>(i) * components + c]);
-}
-
 }  // namespace
 
 SimulationHost::SimulationHost(const HostConfig& config) : initial_backend_(config.backend) {
@@ -589,79 +580,55 @@ void SimulationHost::read_frame(FrameData& frame) {
     frame.color_field = color_field_;
     if (cell_overlay_ && solver_->has_cell_grid()) solver_->cell_grid(frame.cells);
     const std::size_t n = static_cast<std::size_t>(frame.count);
-    std::vector<double> buf;
     const Backend backend = solver_->backend();
+    bool has_kind = false;  // solvers with a "kind" field: 0 is fluid, the rest is drawn grey
+    for (const auto& f : solver_->fields()) has_kind |= f.name == "kind";
 
-    // Fields packed where they lie (frame_pack.hpp); boundary particles (solvers with a "kind"
-    // field: 0 is fluid) are drawn in neutral grey.
-    const auto position = solver_->field_view("position");
-    const auto color = solver_->field_view(color_field_);
-    const auto kind = solver_->field_view("kind");
-    const FieldView* kinds = kind ? &*kind : nullptr;
-    if (position && color && (backend == Backend::Cpu || device_frames_)) {
-        if (backend == Backend::Cuda) {
+    // CUDA with interop: packed on the device (frame_pack.hpp), for copy_device_frame.
+    if (backend == Backend::Cuda && device_frames_) {
+        const auto position = solver_->field_view("position");
+        const auto color = solver_->field_view(color_field_);
+        const auto kind = solver_->field_view("kind");
+        if (position && color && (kind || !has_kind)) {
             DeviceFrame& back = device_frame_[1 - front_];
             back.xyz.resize(3 * n);
             back.scalar.resize(n);
             pack_positions(backend, *position, back.xyz.data());
-            back.range = pack_scalar(backend, *color, kinds, back.scalar.data());
+            back.range = pack_scalar(backend, *color, kind ? &*kind : nullptr, back.scalar.data());
             back.count = frame.count;
             frame.range = back.range;
             frame.on_device = true;
-        } else {
-            frame.position.resize(3 * n);
-            frame.scalar.resize(n);
-            pack_positions(backend, *position, frame.position.data());
-            frame.range = pack_scalar(backend, *color, kinds, frame.scalar.data());
-            const auto velocity = solver_->field_view("velocity");
-            if (velocity_overlay_ && velocity) {
-                frame.velocity.resize(3 * n);
-                pack_positions(backend, *velocity, frame.velocity.data());
-            }
-            return;
         }
-    } else {
-        // Through host copies: solvers whose fields are not stored as one array each (the
-        // vortex solver's vortons and tracers), and CUDA without interop.
-        solver_->read_field("position", buf);
-        to_xyz(buf, frame.dimension, frame.count, frame.position);
+    }
+
+    // Otherwise into the frame's host arrays, by the same kernels on the CPU: from the solver's
+    // own arrays on the CPU backend, else from host copies (CUDA without interop, and fields that
+    // are not one array each, such as the vortex solver's vortons-then-tracers).
+    std::vector<double> copies[4];
+    auto on_host = [&](const std::string& name, std::vector<double>& copy) {
+        if (backend == Backend::Cpu)
+            if (auto view = solver_->field_view(name)) return *view;
         int components = 1;
         for (const auto& f : solver_->fields())
-            if (f.name == color_field_) components = f.components;
-        solver_->read_field(color_field_, buf);
+            if (f.name == name) components = f.components;
+        solver_->read_field(name, copy);
+        return f64_view(copy.data(), frame.count, components);
+    };
+    if (!frame.on_device) {
+        frame.position.resize(3 * n);
         frame.scalar.resize(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            double v = 0.0;
-            if (components == 1) {
-                v = buf[i];
-            } else {  // a vector field is coloured by its length
-                for (int c = 0; c < components; ++c) v += buf[i * components + c] * buf[i * components + c];
-                v = std::sqrt(v);
-            }
-            frame.scalar[i] = static_cast<float>(v);
-        }
-        bool has_kind = false;
-        for (const auto& f : solver_->fields()) has_kind |= f.name == "kind";
-        if (has_kind) {
-            solver_->read_field("kind", buf);
-            for (std::size_t i = 0; i < n; ++i)
-                if (buf[i] != 0.0) frame.scalar[i] = std::numeric_limits<float>::quiet_NaN();
-        }
-        float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-        for (float v : frame.scalar)
-            if (std::isfinite(v)) {
-                lo = std::min(lo, v);
-                hi = std::max(hi, v);
-            }
-        if (lo <= hi) frame.range = {lo, hi};
+        pack_positions(Backend::Cpu, on_host("position", copies[0]), frame.position.data());
+        const FieldView color = on_host(color_field_, copies[1]);
+        const FieldView kind = has_kind ? on_host("kind", copies[2]) : FieldView{};
+        frame.range = pack_scalar(Backend::Cpu, color, has_kind ? &kind : nullptr, frame.scalar.data());
     }
-    if (velocity_overlay_) {  // the vectors are drawn from host copies on every path
+    if (velocity_overlay_) {  // the vectors are drawn from host arrays on every path
         if (frame.position.empty()) {
-            solver_->read_field("position", buf);
-            to_xyz(buf, frame.dimension, frame.count, frame.position);
+            frame.position.resize(3 * n);
+            pack_positions(Backend::Cpu, on_host("position", copies[0]), frame.position.data());
         }
-        solver_->read_field("velocity", buf);
-        to_xyz(buf, frame.dimension, frame.count, frame.velocity);
+        frame.velocity.resize(3 * n);
+        pack_positions(Backend::Cpu, on_host("velocity", copies[3]), frame.velocity.data());
     }
 }
 

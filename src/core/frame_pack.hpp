@@ -37,7 +37,7 @@ struct ScalarRange {
 void pack_positions(Backend backend, const FieldView& position, float* xyz);
 
 // out[i] = the field's value at particle i, or its length for a vector field; NaN where
-// kind (when given, an I32 view) is not 0, as boundary particles are drawn grey. Returns the
+// kind (when given) is not 0, as boundary particles are drawn grey. Returns the
 // range over the finite values (for the colour legend's auto range).
 ScalarRange pack_scalar(Backend backend, const FieldView& field, const FieldView* kind, float* out);
 

@@ -36,11 +36,12 @@ ScalarRange pack_scalar_with(Exec& exec, const FieldView& f, const FieldView* ki
     const void* data = f.data;
     const FieldView::Type type = f.type;
     const int stride = f.stride, components = f.components;
-    const int* kinds = kind ? static_cast<const int*>(kind->data) : nullptr;
+    const void* kinds = kind ? kind->data : nullptr;
+    const FieldView::Type kind_type = kind ? kind->type : FieldView::Type::I32;
     const int kind_stride = kind ? kind->stride : 0;
     const float nan = std::numeric_limits<float>::quiet_NaN();
     exec.parallel_for(f.count, FS_LAMBDA(int i) {
-        if (kinds && kinds[static_cast<long long>(i) * kind_stride] != 0) {
+        if (kinds && value_at(kinds, kind_type, static_cast<long long>(i) * kind_stride) != 0.0) {
             out[i] = nan;
             return;
         }

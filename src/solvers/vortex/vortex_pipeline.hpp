@@ -479,7 +479,7 @@ public:
             exec_.parallel_for(n, FS_LAMBDA(int i) {
                 crowd[i] = 1;
                 if (!touch[i]) return;
-                const double reach = 2.0 * radius[i] / std::sqrt(3.14159265358979323846);
+                const double reach = 2.0 * radius[i] / std::sqrt(kPi);
                 int k = 0;
                 for (int j = 0; j < n; ++j) {
                     const dvec3 d = pos[j] - pos[i];
