@@ -143,6 +143,8 @@ void SimulationHost::set_running(bool running) {
         std::lock_guard lock(mutex_);
         running_ = running;
         frames_pending_ = 0;
+        wall_pending_ = 0.0;
+        restart_pacer_ = true;
     }
     wake_.notify_all();
 }
@@ -152,6 +154,8 @@ void SimulationHost::toggle_running() {
         std::lock_guard lock(mutex_);
         running_ = !running_;
         frames_pending_ = 0;
+        wall_pending_ = 0.0;
+        restart_pacer_ = true;
     }
     wake_.notify_all();
 }
@@ -382,11 +386,12 @@ void SimulationHost::frame_tick() {
     {
         std::lock_guard lock(mutex_);
         const auto now = std::chrono::steady_clock::now();
-        if (last_tick_.time_since_epoch().count() != 0)
-            frame_seconds_ = std::clamp(std::chrono::duration<double>(now - last_tick_).count(), 1e-3, 0.1);
+        const bool first = last_tick_.time_since_epoch().count() == 0;
+        const double interval = first ? 1.0 / 60.0 : std::chrono::duration<double>(now - last_tick_).count();
         last_tick_ = now;
         if (!running_) return;
         ++frames_pending_;
+        wall_pending_ += interval;  // frames the worker skips still count, up to the pacer's clamp
     }
     wake_.notify_all();
 }
@@ -517,29 +522,35 @@ void SimulationHost::run() {
         commands.swap(queue_);
         // A slow simulation skips the frames it missed rather than queueing them up.
         const bool take_frame = running_ && frames_pending_ > 0;
+        const bool restart_pacer = restart_pacer_;
+        restart_pacer_ = false;
         frames_pending_ = 0;
         const int steps = steps_per_frame_;
         const bool realtime = realtime_;
-        const double frame_seconds = frame_seconds_;
+        const double wall_seconds = wall_pending_;
+        wall_pending_ = 0.0;
         busy_ = true;
         lock.unlock();
 
         for (auto& command : commands) command();
+        if (restart_pacer) pacer_.restart();  // a resumed run starts level with the clock
         if (take_frame) {
-            // Real time: simulated time keeps pace with the wall clock, as long as the steps
-            // fit in most of a frame; past that the simulation runs slower than real time
-            // rather than stalling the frames.
-            const double t0 = solver_->time();
+            // Real time: simulated time keeps pace with the wall clock as long as the steps fit
+            // in most of a frame; past that the simulation runs slower than real time rather
+            // than stalling the frames (realtime_pacer.hpp). Otherwise a fixed number of steps.
             const auto start = std::chrono::steady_clock::now();
-            for (int k = 0; realtime || k < steps; ++k) {
+            const auto spent = [&] {
+                return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            };
+            if (realtime) pacer_.begin_frame(wall_seconds);
+            for (int k = 0; realtime ? pacer_.want_step(spent()) : k < steps; ++k) {
+                const double t_before = solver_->time();
                 step_once();
-                if (realtime) {
-                    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-                    if (solver_->time() - t0 >= frame_seconds || wall > 0.8 * frame_seconds) break;
-                }
+                if (realtime) pacer_.stepped(solver_->time() - t_before);
                 std::lock_guard guard(mutex_);
                 if (!running_ || quit_ || !queue_.empty()) break;
             }
+            if (realtime) pacer_.end_frame(spent());
         }
         if (take_frame || !commands.empty()) publish();
 

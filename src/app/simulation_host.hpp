@@ -18,6 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/realtime_pacer.hpp"
+
 #include "core/buffer.hpp"
 #include "core/frame_pack.hpp"
 #include "core/params.hpp"
@@ -225,13 +227,16 @@ private:
     bool running_ = true;
     int steps_per_frame_ = 1;
     bool realtime_ = false;
-    double frame_seconds_ = 1.0 / 60.0;  // wall time between the last two frame ticks
+    double wall_pending_ = 0.0;   // wall seconds of the frame ticks not yet taken by the worker
+    bool restart_pacer_ = false;  // set when running starts or stops
     std::chrono::steady_clock::time_point last_tick_{};
     int frames_pending_ = 0;
     std::optional<double> barrier_target_;  // the angle Q/E last asked for
     SimStatus status_;
     StatsHistory history_;
     FrameData frame_;
+
+    RealTimePacer pacer_;  // worker thread only
 
     std::thread thread_;
 };

@@ -1,0 +1,51 @@
+// Real-time pacing of the simulation: which steps a frame takes so that simulated time keeps
+// pace with the wall clock. Pure arithmetic, no clock and no threads, so it is tested exactly.
+//
+// An accumulator of simulated time owed (the fixed-step game loop's "accumulator", here with
+// the solver's own, possibly varying dt):
+//   - each frame is credited with the wall time since the previous frame;
+//   - the frame steps while time is owed, and each step pays its dt; a step that overshoots
+//     leaves a small credit for the next frame, so on average simulated time equals wall time
+//     and is never more than one step ahead of it;
+//   - steps may spend at most `budget` of the frame's wall time. A frame cut short by the budget
+//     forgives what it still owes: a simulation slower than real time then runs steadily slower
+//     instead of piling up a backlog that it would later try to catch up in a burst.
+#pragma once
+
+#include <algorithm>
+
+namespace fs {
+
+class RealTimePacer {
+public:
+    static constexpr double kBudget = 0.8;       // share of a frame the steps may use
+    static constexpr double kShortestFrame = 1e-3;  // frame intervals are clamped to this range:
+    static constexpr double kLongestFrame = 0.1;    // a stall (a dragged window) credits at most 0.1 s
+
+    // Starts a frame that came `wall_seconds` after the previous one.
+    void begin_frame(double wall_seconds) {
+        frame_ = std::clamp(wall_seconds, kShortestFrame, kLongestFrame);
+        owed_ += frame_;
+    }
+    // Whether to take another step, `spent_seconds` of wall time into the frame's steps.
+    bool want_step(double spent_seconds) const { return owed_ > 0.0 && spent_seconds <= kBudget * frame_; }
+    // A step advanced simulated time by `dt`.
+    void stepped(double dt) { owed_ -= dt; }
+    // The frame's steps are over, after `spent_seconds` of wall time. Still owing past the
+    // budget means the frame was cut short; owing within it (a command interrupted the steps)
+    // carries over to the next frame.
+    void end_frame(double spent_seconds) {
+        if (owed_ > 0.0 && spent_seconds > kBudget * frame_) owed_ = 0.0;
+    }
+    // Drops any credit or debt: after a pause, a reset or a step taken by hand.
+    void restart() { owed_ = 0.0; }
+
+    double owed() const { return owed_; }
+    double frame_seconds() const { return frame_; }
+
+private:
+    double owed_ = 0.0;           // simulated seconds owed to the wall clock (negative: ahead)
+    double frame_ = 1.0 / 60.0;   // the current frame's wall interval, clamped
+};
+
+}  // namespace fs

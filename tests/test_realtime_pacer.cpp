@@ -1,0 +1,119 @@
+// Real-time pacing (app/realtime_pacer.hpp), driven by a simulated clock: whatever the machine,
+// the same frames and step costs give the same steps.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "app/realtime_pacer.hpp"
+
+namespace {
+
+// One frame `wall` seconds after the last; each step advances simulated time by dt(k) and costs
+// `cost` wall seconds. Returns the number of steps taken and adds simulated time to `time`.
+int run_frame(fs::RealTimePacer& pacer, double wall, double cost, const std::function<double(int)>& dt, double& time,
+              int& k) {
+    pacer.begin_frame(wall);
+    double spent = 0.0;
+    int steps = 0;
+    while (pacer.want_step(spent)) {
+        const double h = dt(k++);
+        time += h;
+        pacer.stepped(h);
+        spent += cost;
+        ++steps;
+    }
+    pacer.end_frame(spent);
+    return steps;
+}
+
+TEST(RealTimePacer, CheapStepsKeepSimulatedTimeLevelWithTheClock) {
+    // A fixed step of 5 ms at 60 frames/s, and a CFL-like step that varies between 2 and 9 ms.
+    const std::function<double(int)> fixed = [](int) { return 0.005; };
+    const std::function<double(int)> varying = [](int k) { return 0.0055 + 0.0035 * std::sin(0.7 * k); };
+    for (const auto* dt : {&fixed, &varying}) {
+        fs::RealTimePacer pacer;
+        double time = 0.0, wall = 0.0, largest_gap = 0.0;
+        int k = 0;
+        for (int f = 0; f < 600; ++f) {  // 10 s
+            wall += 1.0 / 60.0;
+            EXPECT_GE(run_frame(pacer, 1.0 / 60.0, 0.0, *dt, time, k), 1) << "frame " << f;
+            // Never behind at the end of a frame, never more than one step (at most 9 ms) ahead.
+            EXPECT_GE(time, wall - 1e-12) << "frame " << f;
+            largest_gap = std::max(largest_gap, time - wall);
+        }
+        EXPECT_LE(largest_gap, 0.009 + 1e-12);
+        EXPECT_NEAR(time, 10.0, 0.009);
+    }
+}
+
+TEST(RealTimePacer, FrameRatesDoNotChangeTheRateOfSimulatedTime) {
+    // 30, 60, 144 and 240 frames/s: at 240 some frames owe less than a step and take none.
+    for (const double hz : {30.0, 60.0, 144.0, 240.0}) {
+        fs::RealTimePacer pacer;
+        double time = 0.0;
+        int k = 0, idle_frames = 0;
+        const int frames = static_cast<int>(std::lround(5.0 * hz));
+        for (int f = 0; f < frames; ++f)
+            idle_frames += run_frame(pacer, 1.0 / hz, 0.0, [](int) { return 0.005; }, time, k) == 0;
+        EXPECT_NEAR(time, 5.0, 0.005) << hz << " frames/s";
+        EXPECT_EQ(idle_frames > 0, hz > 200.0) << hz << " frames/s";
+    }
+}
+
+TEST(RealTimePacer, SlowStepsRunSteadilySlowerWithoutABacklog) {
+    // Steps costing 6 ms of a 16.7 ms frame: three fit in the 80% budget, 15 ms of simulated
+    // time per frame, 90% of real time, every frame alike.
+    fs::RealTimePacer pacer;
+    double time = 0.0;
+    int k = 0;
+    for (int f = 0; f < 120; ++f) {
+        const double before = time;
+        EXPECT_EQ(run_frame(pacer, 1.0 / 60.0, 0.006, [](int) { return 0.005; }, time, k), 3) << "frame " << f;
+        EXPECT_NEAR(time - before, 0.015, 1e-12);
+        EXPECT_LE(pacer.owed(), 0.0) << "frame " << f << ": a frame cut short forgives what it owes";
+    }
+    // When the steps get cheap again there is no burst to catch up: 16.7 ms of simulated time
+    // per frame at once, in 3 or 4 steps.
+    for (int f = 0; f < 10; ++f) {
+        const int steps = run_frame(pacer, 1.0 / 60.0, 0.0, [](int) { return 0.005; }, time, k);
+        EXPECT_GE(steps, 3);
+        EXPECT_LE(steps, 4);
+    }
+}
+
+TEST(RealTimePacer, AStepLongerThanAFrameStillTakesOneStepPerFrame) {
+    fs::RealTimePacer pacer;
+    double time = 0.0;
+    int k = 0;
+    for (int f = 0; f < 10; ++f)
+        EXPECT_EQ(run_frame(pacer, 1.0 / 60.0, 0.050, [](int) { return 0.005; }, time, k), 1);
+    EXPECT_NEAR(time, 0.05, 1e-12);
+}
+
+TEST(RealTimePacer, AStalledWindowCreditsAtMostTheLongestFrame) {
+    // The window was dragged for 5 s: the simulation does not try to run 5 s at once.
+    fs::RealTimePacer pacer;
+    double time = 0.0;
+    int k = 0;
+    const int steps = run_frame(pacer, 5.0, 0.0, [](int) { return 0.003; }, time, k);
+    EXPECT_EQ(steps, 34);  // ceil(0.1 / 0.003)
+    EXPECT_LE(time, fs::RealTimePacer::kLongestFrame + 0.003);
+}
+
+TEST(RealTimePacer, AnInterruptedFrameCarriesItsDebtAndRestartForgetsIt) {
+    fs::RealTimePacer pacer;
+    pacer.begin_frame(1.0 / 60.0);
+    ASSERT_TRUE(pacer.want_step(0.0));
+    pacer.stepped(0.005);
+    pacer.end_frame(0.001);  // a command stopped the steps well within the budget
+    EXPECT_NEAR(pacer.owed(), 1.0 / 60.0 - 0.005, 1e-15);
+    pacer.begin_frame(1.0 / 60.0);
+    EXPECT_NEAR(pacer.owed(), 2.0 / 60.0 - 0.005, 1e-15);
+    pacer.restart();
+    EXPECT_EQ(pacer.owed(), 0.0);
+    EXPECT_FALSE(pacer.want_step(0.0));
+}
+
+}  // namespace
