@@ -23,6 +23,7 @@ enum Stage : int {
     kPressureSolve,
     kPressureGradient,
     kG2P,
+    kVolumeCorrection,  // optional (volume_correction > 0), past seed 001
     kStageCount
 };
 
@@ -41,9 +42,11 @@ struct StepReport {
     int pressure_iterations = 0;
     double pressure_residual = 0.0;
     long long fluid_cells = 0;
-    // Volume in cells: each cell counts min(1, particles / particles_per_cell), so splashes
-    // count what they hold and over-full cells (lost volume) count one.
-    double fluid_volume_cells = 0.0;
+    // The particles in the bulk cells (is_bulk_cell) and how many cells those are: the
+    // fluid's density, particles per cell, where the cells are full.
+    double bulk_particles = 0.0, bulk_cells = 0.0;
+    // The volume correction's solve (0 when it is off).
+    int correction_iterations = 0;
 };
 
 class Engine {

@@ -14,6 +14,7 @@
 namespace fs::flip {
 
 using glm::dvec3;
+using glm::dvec2;
 using glm::ivec3;
 
 enum Weights : int { kLinear = 0, kQuadratic = 1 };
@@ -98,6 +99,30 @@ FS_HDI int particles_in_cell(const MacGrid& g, View<const int> half_start, int c
             n += half_start[h + 2] - half_start[h];
         }
     return n;
+}
+
+// A bulk cell: full of fluid, so its particle count measures the fluid's density. It is fluid,
+// none of its 6 neighbours is air (walls outside the grid and solids count as solid), and it and
+// its fluid neighbours hold on average at least half of n0 = particles_per_cell particles, which
+// leaves out the sparse clouds of a splash whose every cell happens to hold a particle.
+FS_HDI bool is_bulk_cell(const MacGrid& g, View<const unsigned char> type, View<const int> count, double n0,
+                         int cell) {
+    if (type[cell] != kFluid) return false;
+    const ivec3 q = g.cell_coords(cell);
+    int sum = count[cell], cells = 1;
+    for (int axis = 0; axis < 3; ++axis)
+        for (int side = -1; side <= 1; side += 2) {
+            ivec3 r = q;
+            r[axis] += side;
+            if (!g.inside(r.x, r.y, r.z)) continue;
+            const int nb = g.cell(r.x, r.y, r.z);
+            if (type[nb] == kAir) return false;
+            if (type[nb] == kFluid) {
+                sum += count[nb];
+                ++cells;
+            }
+        }
+    return 2.0 * sum >= cells * n0;
 }
 
 // The nodes of one axis that a point reaches, at node coordinate r (nodes at the integers):
@@ -367,6 +392,9 @@ struct SumsOp {
 };
 struct SumOp {
     FS_HDI double operator()(double a, double b) const { return a + b; }
+};
+struct Sum2Op {
+    FS_HDI dvec2 operator()(const dvec2& a, const dvec2& b) const { return a + b; }
 };
 struct AddOp {
     FS_HDI long long operator()(long long a, long long b) const { return a + b; }
