@@ -22,8 +22,8 @@ enum Stage : int {
     kDivergence,
     kPressureSolve,
     kPressureGradient,
+    kVolumeCorrection,  // optional (volume_correction > 0), past seed 001; G2P applies it
     kG2P,
-    kVolumeCorrection,  // optional (volume_correction > 0), past seed 001
     kStageCount
 };
 

@@ -257,46 +257,44 @@ FS_HDI FacePressure face_pressure(const MacGrid& g, const Faces& faces, View<con
     return r;
 }
 
-// The weighted average of a velocity component at a point u (cell units) over the faces within
-// the kernel's support that carry a value (valid != 0), sum w f / sum w (0 where none does),
-// for two face fields at once: G2P's grid now and after P2G share faces and weights. The 1D
-// weights are stencil_1d's (the kernel's, node by node), taken once per axis and multiplied per
-// face; the kernel W is a template argument, so the loops have fixed trip counts.
-struct TwoValues {
-    double now = 0.0, before = 0.0;
+// The weighted average of a face field at a point u (cell units) over the faces within the
+// kernel's support that carry a value (valid != 0), sum w f / sum w (0 where none does), for the
+// first N (1 to 3) of the fields a, b, c at once: G2P's grid now, after P2G, and the volume
+// correction's displacement share one component's faces and weights. The 1D weights are
+// stencil_1d's (the kernel's, node by node), taken once per axis and multiplied per face; the
+// kernel W and N are template arguments, so the loops have fixed trip counts.
+struct FaceValues {
+    double v[3] = {0.0, 0.0, 0.0};
 };
-template <int W>
-FS_HDI TwoValues interpolate_two(const Faces& f, View<const double> now, View<const double> before,
-                                 View<const unsigned char> valid, dvec3 u) {
+template <int W, int N>
+FS_HDI FaceValues interpolate_faces(const Faces& f, View<const double> a, View<const double> b, View<const double> c,
+                                    View<const unsigned char> valid, dvec3 u) {
+    static_assert(N >= 1 && N <= 3, "one to three fields");
     const dvec3 r = u - f.position(ivec3(0));  // node coordinates of this component's faces
     const Stencil1 sx = stencil_1d(r.x, W), sy = stencil_1d(r.y, W), sz = stencil_1d(r.z, W);
     constexpr int n = W == kLinear ? 2 : 3;
-    TwoValues t;
+    FaceValues t;
     double wsum = 0.0;
-    for (int c = 0; c < n; ++c) {
-        const int k = sz.base + c;
+    for (int zc = 0; zc < n; ++zc) {
+        const int k = sz.base + zc;
         if (k < 0 || k >= f.fz) continue;
-        for (int b = 0; b < n; ++b) {
-            const int j = sy.base + b;
+        for (int yc = 0; yc < n; ++yc) {
+            const int j = sy.base + yc;
             if (j < 0 || j >= f.fy) continue;
-            const double wyz = sy.w[b] * sz.w[c];
+            const double wyz = sy.w[yc] * sz.w[zc];
             const int row = f.index(0, j, k);
-            for (int a = 0; a < n; ++a) {
-                const int i = sx.base + a;
+            for (int xc = 0; xc < n; ++xc) {
+                const int i = sx.base + xc;
                 if (i < 0 || i >= f.fx || !valid[row + i]) continue;
-                const double w = sx.w[a] * wyz;
-                t.now += w * now[row + i];
-                t.before += w * before[row + i];
+                const double w = sx.w[xc] * wyz;
+                t.v[0] += w * a[row + i];
+                if (N > 1) t.v[1] += w * b[row + i];
+                if (N > 2) t.v[2] += w * c[row + i];
                 wsum += w;
             }
         }
     }
-    if (wsum > 0.0) {
-        t.now /= wsum;
-        t.before /= wsum;
-    } else {
-        t.now = t.before = 0.0;
-    }
+    for (int m = 0; m < N; ++m) t.v[m] = wsum > 0.0 ? t.v[m] / wsum : 0.0;
     return t;
 }
 

@@ -378,38 +378,56 @@ public:
             g2p_apic(c);
             return;
         }
+        const bool shift = shift_ready_;
+        shift_ready_ = false;
         if (c.weights == kLinear)
-            g2p_pic_flip<kLinear>(c);
+            shift ? g2p_pic_flip<kLinear, true>(c) : g2p_pic_flip<kLinear, false>(c);
         else
-            g2p_pic_flip<kQuadratic>(c);
+            shift ? g2p_pic_flip<kQuadratic, true>(c) : g2p_pic_flip<kQuadratic, false>(c);
     }
 
-    template <int W>
+    // Shift: also move each particle by the volume correction's displacement (correct_volume),
+    // from the same faces and weights as its velocity, and keep it in the domain.
+    template <int W, bool Shift>
     void g2p_pic_flip(const Config& c) {
         const MacGrid g = c.grid;
+        const Config cfg = c;
         const double flip = c.flip_ratio;
-        auto pos = pos_.cview();
+        auto pos = pos_.view();
         auto vel = vel_.view();
         auto u0 = face_[0].cview(), u1 = face_[1].cview(), u2 = face_[2].cview();
         auto o0 = old_[0].cview(), o1 = old_[1].cview(), o2 = old_[2].cview();
         auto m0 = valid_[0].cview(), m1 = valid_[1].cview(), m2 = valid_[2].cview();
+        // Without Shift the displacement views are never read (N = 2).
+        auto d0 = Shift ? shift_[0].cview() : o0, d1 = Shift ? shift_[1].cview() : o1, d2 = Shift ? shift_[2].cview() : o2;
         const Faces f0 = Faces::of(g, 0), f1 = Faces::of(g, 1), f2 = Faces::of(g, 2);
+        constexpr int N = Shift ? 3 : 2;
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             const dvec3 u = to_cells(g, pos[i]);
-            const TwoValues x = interpolate_two<W>(f0, u0, o0, m0, u);
-            const TwoValues y = interpolate_two<W>(f1, u1, o1, m1, u);
-            const TwoValues z = interpolate_two<W>(f2, u2, o2, m2, u);
-            const dvec3 pic(x.now, y.now, z.now), old(x.before, y.before, z.before);
-            vel[i] = flip * (vel[i] + (pic - old)) + (1.0 - flip) * pic;
+            const FaceValues x = interpolate_faces<W, N>(f0, u0, o0, d0, m0, u);
+            const FaceValues y = interpolate_faces<W, N>(f1, u1, o1, d1, m1, u);
+            const FaceValues z = interpolate_faces<W, N>(f2, u2, o2, d2, m2, u);
+            const dvec3 pic(x.v[0], y.v[0], z.v[0]), old(x.v[1], y.v[1], z.v[1]);
+            dvec3 v = flip * (vel[i] + (pic - old)) + (1.0 - flip) * pic;
+            if (Shift) {
+                dvec3 p = pos[i] + dvec3(x.v[2], y.v[2], z.v[2]);
+                keep_out_of_solids(cfg, p, v);
+                pos[i] = p;
+            }
+            vel[i] = v;
         });
     }
 
     void g2p_apic(const Config& c) {
         ensure_affine(true);
         const MacGrid g = c.grid;
+        const Config cfg = c;
         const int weights = c.weights;
-        auto pos = pos_.cview();
+        const bool shift = shift_ready_;
+        shift_ready_ = false;
+        auto pos = pos_.view();
         auto vel = vel_.view();
+        auto d0 = shift_[0].cview(), d1 = shift_[1].cview(), d2 = shift_[2].cview();  // read when shift
         const Faces f0 = Faces::of(g, 0), f1 = Faces::of(g, 1), f2 = Faces::of(g, 2);
         auto u0 = face_[0].cview(), u1 = face_[1].cview(), u2 = face_[2].cview();
         auto m0 = valid_[0].cview(), m1 = valid_[1].cview(), m2 = valid_[2].cview();
@@ -419,7 +437,20 @@ public:
             const AffineSample sx = interpolate_affine(f0, u0, m0, u, weights, g.dx);
             const AffineSample sy = interpolate_affine(f1, u1, m1, u, weights, g.dx);
             const AffineSample sz = interpolate_affine(f2, u2, m2, u, weights, g.dx);
-            vel[i] = dvec3(sx.value, sy.value, sz.value);
+            dvec3 v(sx.value, sy.value, sz.value);
+            if (shift) {  // as in g2p_pic_flip
+                const dvec3 d = weights == kLinear
+                                    ? dvec3(interpolate_faces<kLinear, 1>(f0, d0, d0, d0, m0, u).v[0],
+                                            interpolate_faces<kLinear, 1>(f1, d1, d1, d1, m1, u).v[0],
+                                            interpolate_faces<kLinear, 1>(f2, d2, d2, d2, m2, u).v[0])
+                                    : dvec3(interpolate_faces<kQuadratic, 1>(f0, d0, d0, d0, m0, u).v[0],
+                                            interpolate_faces<kQuadratic, 1>(f1, d1, d1, d1, m1, u).v[0],
+                                            interpolate_faces<kQuadratic, 1>(f2, d2, d2, d2, m2, u).v[0]);
+                dvec3 p = pos[i] + d;
+                keep_out_of_solids(cfg, p, v);
+                pos[i] = p;
+            }
+            vel[i] = v;
             c0[i] = sx.c;
             c1[i] = sy.c;
             c2[i] = sz.c;
@@ -436,8 +467,8 @@ public:
     // ways, so the noise of their counts averages out instead of pushing the fluid apart; cells at
     // the surface only when over-full, being rightly part empty. Positions move, velocities do
     // not: unlike a divergence source in the pressure solve, which FLIP would keep in the
-    // particles' velocities, it adds no kinetic energy. It runs after G2P, while the particles
-    // still sit where P2G sorted them and the occupancy counted them.
+    // particles' velocities, it adds no kinetic energy. It runs before G2P, while the particles
+    // still sit where the occupancy counted them; G2P moves them by d (g2p_pic_flip).
     void correct_volume(const Config& c, const PressureSettings& ps) {
         correction_iterations_ = 0;
         if (!(c.volume_correction > 0.0)) return;
@@ -464,42 +495,20 @@ public:
         settings.tolerance = std::max(settings.tolerance, kCorrectionTolerance);
         const auto r = solver_.solve(exec_, g, type, rhs_.cview(), correction_q_.view(), settings);
         correction_iterations_ = r.iterations;
-        // d = -grad q on the faces next to fluid, 0 on faces touching a solid.
+        // d = -grad q on the faces next to fluid; 0 on faces touching a solid and between two air
+        // cells (G2P reads d with the velocity's faces and weights).
         auto q = correction_q_.cview();
         for (int a = 0; a < 3; ++a) {
             const Faces faces = Faces::of(g, a);
-            if (shift_[a].size() != static_cast<std::size_t>(faces.count())) {
-                shift_[a].resize(faces.count());
-                shift_valid_[a].resize(faces.count());
-            }
+            shift_[a].resize(faces.count());
             auto d = shift_[a].view();
-            auto valid = shift_valid_[a].view();
             const double inv_dx = 1.0 / g.dx;
             exec_.parallel_for(faces.count(), FS_LAMBDA(int f) {
                 const FacePressure fq = face_pressure(g, faces, type, q, f);
                 d[f] = fq.kind == kFluidFace ? -fq.dp * inv_dx : 0.0;
-                valid[f] = fq.kind == kAirFace ? 0 : 1;
             });
         }
-        // Each particle moves by the trilinear interpolation of d (interpolate_two reads the
-        // same field twice), and stays inside the domain and out of the solids.
-        const Config cfg = c;
-        auto pos = pos_.view();
-        auto vel = vel_.view();
-        auto d0 = shift_[0].cview(), d1 = shift_[1].cview(), d2 = shift_[2].cview();
-        auto m0 = shift_valid_[0].cview(), m1 = shift_valid_[1].cview(), m2 = shift_valid_[2].cview();
-        const Faces f0 = Faces::of(g, 0), f1 = Faces::of(g, 1), f2 = Faces::of(g, 2);
-        exec_.parallel_for(size(), FS_LAMBDA(int i) {
-            const dvec3 u = to_cells(g, pos[i]);
-            const dvec3 shift(interpolate_two<kLinear>(f0, d0, d0, m0, u).now,
-                              interpolate_two<kLinear>(f1, d1, d1, m1, u).now,
-                              interpolate_two<kLinear>(f2, d2, d2, m2, u).now);
-            dvec3 x = pos[i] + shift;
-            dvec3 v = vel[i];
-            keep_out_of_solids(cfg, x, v);
-            pos[i] = x;
-            vel[i] = v;
-        });
+        shift_ready_ = true;
     }
 
     Sums sums() override {
@@ -575,13 +584,12 @@ private:
     PressureSolver<Exec> solver_;
     int iterations_ = 0;
     double residual_ = 0.0;
-    // The volume correction's potential q, displacement faces and their masks; allocated when
-    // the correction first runs.
+    // The volume correction's potential q and displacement faces, allocated when it first runs;
+    // shift_ready_: computed this step and not yet applied by G2P.
     static constexpr double kCorrectionTolerance = 1e-2;
     Buffer<double> correction_q_{kSpace};
     Buffer<double> shift_[3] = {Buffer<double>{kSpace}, Buffer<double>{kSpace}, Buffer<double>{kSpace}};
-    Buffer<unsigned char> shift_valid_[3] = {Buffer<unsigned char>{kSpace}, Buffer<unsigned char>{kSpace},
-                                             Buffer<unsigned char>{kSpace}};
+    bool shift_ready_ = false;
     int correction_iterations_ = 0;
 };
 

@@ -55,7 +55,7 @@ FlipSolver::FlipSolver(Backend backend) : Solver(backend) {
                 0, 1},
                &s_.flip_ratio);
     r.add_real({"volume_correction", "Volume correction", "Transfer", "",
-                "Share k of the particles' crowding removed each step: after G2P the particles move by "
+                "Share k of the particles' crowding removed each step: in G2P the particles also move by "
                 "d = -grad q with div d = k (n / particles_per_cell - 1), n the particles in a cell "
                 "(Kugelstadt et al. 2019); positions only, velocities are left alone. 0 reproduces the "
                 "assignment, whose FLIP particles drift together and lose volume; 0.5 keeps it within "
@@ -114,9 +114,10 @@ const std::vector<StageInfo>& FlipSolver::stages() const {
         {"divergence", "seed 001, Divergence Operator"},
         {"pressure_solve", "seed 001, Pressure Projection: A p = -(rho dx^2/dt) div"},
         {"pressure_gradient", "seed 001, Gradient Operator: u -= dt/rho grad p"},
-        {"g2p", "seed 001, Grid-to-Particle: PIC/FLIP blend, or APIC (Jiang et al. 2015)"},
-        {"volume_correction", "crowded particles moved apart, div d = k (n / n0 - 1) (Kugelstadt et al. 2019); "
-                              "only when volume_correction > 0"},
+        {"volume_correction", "crowded particles' displacement d = -grad q, div d = k (n / n0 - 1) (Kugelstadt et "
+                              "al. 2019), applied by g2p; only when volume_correction > 0"},
+        {"g2p", "seed 001, Grid-to-Particle: PIC/FLIP blend, or APIC (Jiang et al. 2015); moves the particles by "
+                "the volume correction's d"},
     };
     return kStages;
 }
