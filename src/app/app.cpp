@@ -826,7 +826,7 @@ void App::ui_parameters() {
 void App::ui_stats() {
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - 370, 30), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(ImVec2(360, 560), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(360, std::max(300.0f, vp->WorkSize.y - 40)), ImGuiCond_FirstUseEver);
     ImGui::Begin("Stats", &view_.show_stats);
     ImGui::Text("%.1f frames/s   %d particles", fps_, frame_.count);
     ImGui::Text("%.3f ms per step", status_.step_ms);
@@ -840,7 +840,8 @@ void App::ui_stats() {
         ImGui::TextUnformatted(status_.stages[k].name.c_str());
     }
     ImGui::Separator();
-    // Plots over time: kinetic energy and max speed first, then the solver's own numbers.
+    // Plots over time: kinetic energy and max speed first, then the solver's own numbers in the
+    // order it reports them (its headline ones first).
     std::vector<std::size_t> order;
     for (const char* first : {"kinetic_energy", "max_speed"})
         for (std::size_t k = 0; k < history_.names.size(); ++k)

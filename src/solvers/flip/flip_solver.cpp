@@ -335,11 +335,6 @@ double FlipSolver::finish_step(Stats& out) {
     out.set("kinetic_energy", mass * s.kinetic_energy);
     out.set("momentum", std::vector<double>{mass * s.momentum.x, mass * s.momentum.y, mass * s.momentum.z});
     out.set("max_speed", last_max_speed_);
-    out.set("div_max_before", r.div_max_before);
-    out.set("div_max_after", r.div_max_after);
-    out.set_count("pressure_iterations", r.pressure_iterations);
-    out.set("pressure_residual", r.pressure_residual);
-    out.set_count("fluid_cells", r.fluid_cells);
     // The fluid's volume is its mass over its density: every particle's share of a cell,
     // dx^3 / n0, scaled by n0 / (particles per cell in the bulk). Counting each cell's particles
     // against n0 instead reads low as soon as the particles lose their seeded order (a cell's
@@ -348,8 +343,13 @@ double FlipSolver::finish_step(Stats& out) {
     // bulk cell (a thin film, spray) the seeded density stands in. Measured at occupancy, so
     // before the volume correction has moved the particles.
     const double per_cell = r.bulk_cells > 0 ? r.bulk_particles / r.bulk_cells : s_.particles_per_cell;
+    out.set("fluid_volume", engine_->size() / per_cell * g.dx * g.dx * g.dx);  // first: the window plots in this order
     out.set("bulk_density", per_cell);
-    out.set("fluid_volume", engine_->size() / per_cell * g.dx * g.dx * g.dx);
+    out.set("div_max_before", r.div_max_before);
+    out.set("div_max_after", r.div_max_after);
+    out.set_count("pressure_iterations", r.pressure_iterations);
+    out.set("pressure_residual", r.pressure_residual);
+    out.set_count("fluid_cells", r.fluid_cells);
     out.set_count("correction_iterations", r.correction_iterations);
     return dt_;
 }
