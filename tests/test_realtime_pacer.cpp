@@ -13,8 +13,8 @@ namespace {
 // One frame `wall` seconds after the last; each step advances simulated time by dt(k) and costs
 // `cost` wall seconds. Returns the number of steps taken and adds simulated time to `time`.
 int run_frame(fs::RealTimePacer& pacer, double wall, double cost, const std::function<double(int)>& dt, double& time,
-              int& k) {
-    pacer.begin_frame(wall);
+              int& k, double frame_interval = -1.0) {
+    pacer.begin_frame(wall, frame_interval);
     double spent = 0.0;
     int steps = 0;
     while (pacer.want_step(spent)) {
@@ -90,6 +90,19 @@ TEST(RealTimePacer, AStepLongerThanAFrameStillTakesOneStepPerFrame) {
     for (int f = 0; f < 10; ++f)
         EXPECT_EQ(run_frame(pacer, 1.0 / 60.0, 0.050, [](int) { return 0.005; }, time, k), 1);
     EXPECT_NEAR(time, 0.05, 1e-12);
+}
+
+TEST(RealTimePacer, SkippedFramesAreOwedButTheBudgetStaysOneDisplayFrame) {
+    // The worker fell behind by two frames at 60 frames/s: 52 ms are owed. Cheap steps pay all
+    // of it at once (ceil(52 / 5) = 11 steps); 6 ms steps stop at the budget of one display frame
+    // (80% of 16.7 ms), 3 steps, and the rest is forgiven.
+    const auto dt = [](int) { return 0.005; };
+    fs::RealTimePacer cheap, slow;
+    double time = 0.0;
+    int k = 0;
+    EXPECT_EQ(run_frame(cheap, 0.052, 0.0, dt, time, k, 1.0 / 60.0), 11);
+    EXPECT_EQ(run_frame(slow, 0.052, 0.006, dt, time, k, 1.0 / 60.0), 3);
+    EXPECT_EQ(slow.owed(), 0.0);
 }
 
 TEST(RealTimePacer, AStalledWindowCreditsAtMostTheLongestFrame) {

@@ -7,7 +7,7 @@
 //   - the frame steps while time is owed, and each step pays its dt; a step that overshoots
 //     leaves a small credit for the next frame, so on average simulated time equals wall time
 //     and is never more than one step ahead of it;
-//   - steps may spend at most `budget` of the frame's wall time. A frame cut short by the budget
+//   - steps may spend at most `budget` of a display frame's time. A frame cut short by the budget
 //     forgives what it still owes: a simulation slower than real time then runs steadily slower
 //     instead of piling up a backlog that it would later try to catch up in a burst.
 #pragma once
@@ -22,10 +22,12 @@ public:
     static constexpr double kShortestFrame = 1e-3;  // frame intervals are clamped to this range:
     static constexpr double kLongestFrame = 0.1;    // a stall (a dragged window) credits at most 0.1 s
 
-    // Starts a frame that came `wall_seconds` after the previous one.
-    void begin_frame(double wall_seconds) {
-        frame_ = std::clamp(wall_seconds, kShortestFrame, kLongestFrame);
-        owed_ += frame_;
+    // Starts a frame: `wall_seconds` since the last frame whose steps ran (more than one display
+    // frame when the worker fell behind and frames were skipped), `frame_interval` the display's
+    // last frame interval, which sets the budget (by default the same).
+    void begin_frame(double wall_seconds, double frame_interval = -1.0) {
+        owed_ += std::clamp(wall_seconds, kShortestFrame, kLongestFrame);
+        frame_ = std::clamp(frame_interval < 0.0 ? wall_seconds : frame_interval, kShortestFrame, kLongestFrame);
     }
     // Whether to take another step, `spent_seconds` of wall time into the frame's steps.
     bool want_step(double spent_seconds) const { return owed_ > 0.0 && spent_seconds <= kBudget * frame_; }
@@ -45,7 +47,7 @@ public:
 
 private:
     double owed_ = 0.0;           // simulated seconds owed to the wall clock (negative: ahead)
-    double frame_ = 1.0 / 60.0;   // the current frame's wall interval, clamped
+    double frame_ = 1.0 / 60.0;   // the display's frame interval, clamped: the steps' budget
 };
 
 }  // namespace fs

@@ -392,6 +392,7 @@ void SimulationHost::frame_tick() {
         if (!running_) return;
         ++frames_pending_;
         wall_pending_ += interval;  // frames the worker skips still count, up to the pacer's clamp
+        frame_interval_ = interval;
     }
     wake_.notify_all();
 }
@@ -527,7 +528,7 @@ void SimulationHost::run() {
         frames_pending_ = 0;
         const int steps = steps_per_frame_;
         const bool realtime = realtime_;
-        const double wall_seconds = wall_pending_;
+        const double wall_seconds = wall_pending_, frame_interval = frame_interval_;
         wall_pending_ = 0.0;
         busy_ = true;
         lock.unlock();
@@ -542,7 +543,7 @@ void SimulationHost::run() {
             const auto spent = [&] {
                 return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             };
-            if (realtime) pacer_.begin_frame(wall_seconds);
+            if (realtime) pacer_.begin_frame(wall_seconds, frame_interval);
             for (int k = 0; realtime ? pacer_.want_step(spent()) : k < steps; ++k) {
                 const double t_before = solver_->time();
                 step_once();

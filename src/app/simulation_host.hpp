@@ -228,6 +228,7 @@ private:
     int steps_per_frame_ = 1;
     bool realtime_ = false;
     double wall_pending_ = 0.0;   // wall seconds of the frame ticks not yet taken by the worker
+    double frame_interval_ = 1.0 / 60.0;  // between the last two frame ticks
     bool restart_pacer_ = false;  // set when running starts or stops
     std::chrono::steady_clock::time_point last_tick_{};
     int frames_pending_ = 0;
