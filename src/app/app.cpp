@@ -154,6 +154,7 @@ private:
     double notice_until_ = 0.0;
     std::map<std::string, double> edit_value_;  // in-progress edits (the host applies them async)
     double fps_ = 0.0;
+    float stats_left_ = -1.0f;  // the Stats panel's left edge this frame (-1: hidden), for the legend
 };
 
 bool App::init_window() {
@@ -516,6 +517,7 @@ void App::ui() {
     ui_menu();
     ui_simulation();
     if (view_.show_params) ui_parameters();
+    stats_left_ = -1.0f;
     if (view_.show_stats) ui_stats();
     if (view_.show_help) ui_help();
     ui_legend();
@@ -828,6 +830,7 @@ void App::ui_stats() {
     ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - 370, 30), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowSize(ImVec2(360, std::max(300.0f, vp->WorkSize.y - 40)), ImGuiCond_FirstUseEver);
     ImGui::Begin("Stats", &view_.show_stats);
+    stats_left_ = ImGui::GetWindowPos().x;
     ImGui::Text("%.1f frames/s   %d particles", fps_, frame_.count);
     ImGui::Text("%.3f ms per step", status_.step_ms);
     // A bar per stage, scaled to the slowest.
@@ -885,9 +888,11 @@ void App::ui_help() {
 }
 
 void App::ui_legend() {
+    // Bottom right of the view, left of the Stats panel when that reaches down to it.
     const ImGuiViewport* vp = ImGui::GetMainViewport();
-    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - 12, vp->WorkPos.y + vp->WorkSize.y - 12),
-                            ImGuiCond_Always, ImVec2(1.0f, 1.0f));
+    float right = vp->WorkPos.x + vp->WorkSize.x - 12;
+    if (stats_left_ >= 0.0f && stats_left_ < right) right = std::max(vp->WorkPos.x + 260.0f, stats_left_ - 12);
+    ImGui::SetNextWindowPos(ImVec2(right, vp->WorkPos.y + vp->WorkSize.y - 12), ImGuiCond_Always, ImVec2(1.0f, 1.0f));
     ImGui::SetNextWindowBgAlpha(0.6f);
     ImGui::Begin("##legend", nullptr,
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
