@@ -19,7 +19,6 @@
 #include <nlohmann/json.hpp>
 
 #include "app/realtime_pacer.hpp"
-
 #include "core/buffer.hpp"
 #include "core/frame_pack.hpp"
 #include "core/params.hpp"

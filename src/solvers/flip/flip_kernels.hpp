@@ -14,7 +14,6 @@
 namespace fs::flip {
 
 using glm::dvec3;
-using glm::dvec2;
 using glm::ivec3;
 
 enum Weights : int { kLinear = 0, kQuadratic = 1 };
@@ -298,6 +297,16 @@ FS_HDI FaceValues interpolate_faces(const Faces& f, View<const double> a, View<c
     return t;
 }
 
+// The three components of a face vector field (one field per MAC component) at u, each the
+// valid-face average of interpolate_faces.
+template <int W>
+FS_HDI dvec3 interpolate_vector(const Faces& f0, const Faces& f1, const Faces& f2, View<const double> a0,
+                                View<const double> a1, View<const double> a2, View<const unsigned char> m0,
+                                View<const unsigned char> m1, View<const unsigned char> m2, dvec3 u) {
+    return dvec3(interpolate_faces<W, 1>(f0, a0, a0, a0, m0, u).v[0], interpolate_faces<W, 1>(f1, a1, a1, a1, m1, u).v[0],
+                 interpolate_faces<W, 1>(f2, a2, a2, a2, m2, u).v[0]);
+}
+
 // Everything a stage needs, as plain values.
 struct Config {
     MacGrid grid;
@@ -390,9 +399,6 @@ struct SumsOp {
 };
 struct SumOp {
     FS_HDI double operator()(double a, double b) const { return a + b; }
-};
-struct Sum2Op {
-    FS_HDI dvec2 operator()(const dvec2& a, const dvec2& b) const { return a + b; }
 };
 struct AddOp {
     FS_HDI long long operator()(long long a, long long b) const { return a + b; }

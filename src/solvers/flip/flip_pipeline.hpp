@@ -440,12 +440,8 @@ public:
             dvec3 v(sx.value, sy.value, sz.value);
             if (shift) {  // as in g2p_pic_flip
                 const dvec3 d = weights == kLinear
-                                    ? dvec3(interpolate_faces<kLinear, 1>(f0, d0, d0, d0, m0, u).v[0],
-                                            interpolate_faces<kLinear, 1>(f1, d1, d1, d1, m1, u).v[0],
-                                            interpolate_faces<kLinear, 1>(f2, d2, d2, d2, m2, u).v[0])
-                                    : dvec3(interpolate_faces<kQuadratic, 1>(f0, d0, d0, d0, m0, u).v[0],
-                                            interpolate_faces<kQuadratic, 1>(f1, d1, d1, d1, m1, u).v[0],
-                                            interpolate_faces<kQuadratic, 1>(f2, d2, d2, d2, m2, u).v[0]);
+                                    ? interpolate_vector<kLinear>(f0, f1, f2, d0, d1, d2, m0, m1, m2, u)
+                                    : interpolate_vector<kQuadratic>(f0, f1, f2, d0, d1, d2, m0, m1, m2, u);
                 dvec3 p = pos[i] + d;
                 keep_out_of_solids(cfg, p, v);
                 pos[i] = p;
@@ -489,7 +485,7 @@ public:
         // A fresh problem each step (the counts' noise does not persist), so q starts from 0; and
         // MGPCG need not go past a relative 1e-2, which moves the particles to within 1% of
         // what the exact q would (the sweeps of Jacobi and Gauss-Seidel stay the user's).
-        if (correction_q_.size() != rhs_.size()) correction_q_.resize(rhs_.size());
+        correction_q_.resize(rhs_.size());  // allocates only when the grid grows
         correction_q_.fill_zero();
         auto settings = solver_settings(ps);
         settings.tolerance = std::max(settings.tolerance, kCorrectionTolerance);
@@ -500,7 +496,7 @@ public:
         auto q = correction_q_.cview();
         for (int a = 0; a < 3; ++a) {
             const Faces faces = Faces::of(g, a);
-            shift_[a].resize(faces.count());
+            shift_[a].resize(faces.count());  // as correction_q_
             auto d = shift_[a].view();
             const double inv_dx = 1.0 / g.dx;
             exec_.parallel_for(faces.count(), FS_LAMBDA(int f) {
@@ -543,12 +539,12 @@ public:
         const MacGrid g = c.grid;
         auto count = count_.cview();
         const double n0 = c.particles_per_cell;
-        const dvec2 bulk = exec_.transform_reduce(
-            cells, dvec2(0.0),
-            FS_LAMBDA(int i) { return is_bulk_cell(g, type, count, n0, i) ? dvec2(count[i], 1.0) : dvec2(0.0); },
-            Sum2Op{});
-        r.bulk_particles = bulk.x;
-        r.bulk_cells = bulk.y;
+        const SumPair bulk = exec_.transform_reduce(
+            cells, SumPair{},
+            FS_LAMBDA(int i) { return is_bulk_cell(g, type, count, n0, i) ? SumPair{double(count[i]), 1.0} : SumPair{}; },
+            SumPairOp{});
+        r.bulk_particles = bulk.a;
+        r.bulk_cells = bulk.b;
         r.pressure_iterations = iterations_;
         r.pressure_residual = residual_;
         r.correction_iterations = correction_iterations_;

@@ -113,6 +113,9 @@ struct SumPair {
     double a = 0.0;
     double b = 0.0;
 };
+struct SumPairOp {
+    FS_HDI SumPair operator()(const SumPair& u, const SumPair& v) const { return SumPair{u.a + v.a, u.b + v.b}; }
+};
 
 template <class Exec>
 class PressureSolver {
@@ -217,9 +220,7 @@ public:
                 const double r = b[c] - (n.diag * x[c] - n.sum);
                 return SumPair{r * r, b[c] * b[c]};
             },
-            FS_LAMBDA(SumPair u, SumPair v) {
-                return SumPair{u.a + v.a, u.b + v.b};
-            });
+            SumPairOp{});
         return s.b > 0.0 ? std::sqrt(s.a / s.b) : 0.0;
     }
 
@@ -598,7 +599,7 @@ public:
                     const int c = cells[n].cell;
                     return SumPair{r[c] * r[c], r[c] * z[c]};
                 },
-                FS_LAMBDA(SumPair u, SumPair v) { return SumPair{u.a + v.a, u.b + v.b}; });
+                SumPairOp{});
             if (rr.a <= target2) break;
             const double beta = rr.b / rz;
             rz = rr.b;
