@@ -1,4 +1,5 @@
-// Plain arrays to and from a byte blob (solver checkpoints): a length, then the elements.
+// Plain arrays to and from a byte blob (solver checkpoints): a length, then the elements; and
+// plain values, as their bytes.
 #pragma once
 
 #include <cstring>
@@ -30,6 +31,22 @@ void get(const std::vector<char>& in, std::size_t& at, std::vector<T>& v) {
     v.resize(n);
     std::memcpy(v.data(), in.data() + at, n * sizeof(T));
     at += n * sizeof(T);
+}
+
+// One plain value (a struct of numbers), for the parts of a state that are not arrays.
+template <class T>
+    requires std::is_trivially_copyable_v<T>
+void put(std::vector<char>& out, const T& v) {
+    const char* p = reinterpret_cast<const char*>(&v);
+    out.insert(out.end(), p, p + sizeof v);
+}
+
+template <class T>
+    requires std::is_trivially_copyable_v<T>
+void get(const std::vector<char>& in, std::size_t& at, T& v) {
+    if (at + sizeof v > in.size()) throw std::runtime_error("checkpoint truncated");
+    std::memcpy(&v, in.data() + at, sizeof v);
+    at += sizeof v;
 }
 
 }  // namespace fs::blob

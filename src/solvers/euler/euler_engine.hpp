@@ -23,6 +23,14 @@ struct HostState {
     std::vector<dvec2> pos, vel;
     std::vector<double> mass;
     std::vector<int> id;
+    // Every part, in checkpoint order (EngineSolver).
+    template <class S, class F>
+    static void each(S& s, F&& f) {
+        f(s.pos);
+        f(s.vel);
+        f(s.mass);
+        f(s.id);
+    }
 };
 
 class Engine {

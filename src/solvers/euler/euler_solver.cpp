@@ -1,6 +1,5 @@
 #include "solvers/euler/euler_solver.hpp"
 
-#include "core/blob.hpp"
 #include "core/memory_budget.hpp"
 #include "solvers/common/gravity.hpp"
 #include "core/random.hpp"
@@ -16,18 +15,12 @@
 
 namespace fs::euler {
 
-std::unique_ptr<Engine> make_engine(Backend b) {
-    return b == Backend::Cuda ? make_cuda_engine() : make_cpu_engine();
-}
-
-EulerSolver::EulerSolver(Backend backend) : Solver(backend) {
+EulerSolver::EulerSolver(Backend backend) : EngineSolver(backend) {
     auto& r = params_;
     r.add_int({"n_particles", "Particles", "Particles", "",
                "Number of particles (the tutorial's N).", 1, 1e8, false, true},
               &s_.n_particles);
-    r.add_int({"seed", "Random seed", "Particles", "",
-               "Seed of the random initial positions, velocities and masses.", 0, 9.0e15, false, true},
-              &s_.seed);
+    add_seed(&s_.seed, "Particles", "the random initial positions, velocities and masses");
     r.add_vec({"spawn_min", "Spawn box min", "Particles", "m",
                "Lower corner of the box initial positions are drawn from (tutorial: 0.1).", 0, 1,
                false, true},
@@ -49,12 +42,7 @@ EulerSolver::EulerSolver(Backend backend) : Solver(backend) {
     r.add_real({"tau", "Time step", "Time", "s",
                 "The step of semi-explicit Euler: V += tau F/m, x += tau V (seed 000).", 1e-7, 0.1},
                &s_.tau);
-    r.add_real({"gravity", "Gravity", "Forces", "m/s^2",
-                "Magnitude of gravity (tutorial: 9.81). W/A/S/D turn its direction.", 0, 1e3},
-               &s_.gravity);
-    r.add_vec({"gravity_direction", "Gravity direction", "Forces", "",
-               "Direction of gravity (normalised before use; zero turns gravity off).", -1, 1},
-              s_.gravity_direction, 2);
+    add_gravity(&s_.gravity, s_.gravity_direction, 2, " (tutorial: 9.81)");
     r.add_choice({"boundary", "Boundary", "Borders", "",
                   "walls: bounce on the borders of the unit square (seed 000, bounce_on_borders); "
                   "periodic: leave on one side, enter on the other, collide across borders "
@@ -169,25 +157,7 @@ void EulerSolver::do_reset() {
     set_state(h);
 }
 
-void EulerSolver::set_state(const HostState& s) {
-    if (!engine_) engine_ = make_engine(backend());
-    engine_->upload(s);
-    s_.grid_side = config().grid.nx;
-}
-
-HostState EulerSolver::state() const {
-    HostState raw, s;
-    if (!engine_) return s;
-    engine_->download(raw);
-    const auto order = grid::order_by_id(raw.id);
-    for (std::size_t k : order) {
-        s.pos.push_back(raw.pos[k]);
-        s.vel.push_back(raw.vel[k]);
-        s.mass.push_back(raw.mass[k]);
-        s.id.push_back(raw.id[k]);
-    }
-    return s;
-}
+void EulerSolver::on_upload() { s_.grid_side = config().grid.nx; }
 
 std::vector<int> EulerSolver::partners() const {
     HostState raw;
@@ -230,33 +200,6 @@ double EulerSolver::finish_step(Stats& out) {
     out.set_count("contacts", s.contacts);
     out.set_count("pair_tests", s.pair_tests);
     return s_.tau;
-}
-
-// The engine's arrays as they are (not sorted by id), so a restored run continues bit for bit.
-void EulerSolver::save_state(std::vector<char>& out) const {
-    HostState s;
-    engine_->download(s);
-    out.clear();
-    blob::put(out, s.pos);
-    blob::put(out, s.vel);
-    blob::put(out, s.mass);
-    blob::put(out, s.id);
-}
-
-void EulerSolver::load_state(const std::vector<char>& in) {
-    HostState s;
-    std::size_t at = 0;
-    blob::get(in, at, s.pos);
-    blob::get(in, at, s.vel);
-    blob::get(in, at, s.mass);
-    blob::get(in, at, s.id);
-    set_state(s);
-}
-
-void EulerSolver::move_to(Backend to) {
-    auto fresh = make_engine(to);
-    fresh->upload(state());
-    engine_ = std::move(fresh);
 }
 
 std::vector<std::pair<int, int>> EulerSolver::candidate_pairs() {

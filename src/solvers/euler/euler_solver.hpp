@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/solver.hpp"
+#include "solvers/common/engine_solver.hpp"
 #include "solvers/euler/euler_engine.hpp"
 
 namespace fs::euler {
@@ -32,7 +33,7 @@ struct Settings {
     long long grid_side = 0;  // diagnostic
 };
 
-class EulerSolver final : public Solver {
+class EulerSolver final : public EngineSolver<Engine, HostState, make_cpu_engine, make_cuda_engine> {
 public:
     explicit EulerSolver(Backend backend = Backend::Cpu);
 
@@ -41,8 +42,6 @@ public:
     const std::vector<StageInfo>& stages() const override;
     std::vector<FieldInfo> fields() const override;
     void read_field(std::string_view name, std::vector<double>& out) const override;
-    std::optional<FieldView> field_view(std::string_view name) const override { return engine_->view(name); }
-    int particle_count() const override { return engine_ ? engine_->size() : 0; }
     double particle_radius() const override { return 0.5 * s_.collision_distance; }
     void domain(double lo[3], double hi[3]) const override {
         for (int k = 0; k < 3; ++k) {
@@ -51,10 +50,6 @@ public:
         }
     }
 
-    // The whole state in host memory, particles in order of id (tests, export).
-    HostState state() const;
-    // Replaces the state (tests); the particle count becomes the state's.
-    void set_state(const HostState& s);
     // Every close, approaching pair of ids (i < j) the current detector finds now, sorted.
     std::vector<std::pair<int, int>> candidate_pairs();
     // The partner each particle chose in the last collide stage, both in the order of state()
@@ -66,18 +61,12 @@ protected:
     void do_reset() override;
     void run_stage(int index) override;
     double finish_step(Stats& out) override;
-    void move_to(Backend to) override;
-    void synchronize() override { engine_->synchronize(); }
-    void save_state(std::vector<char>& out) const override;
-    void load_state(const std::vector<char>& in) override;
+    void on_upload() override;
 
 private:
     Config config() const;
 
     Settings s_;
-    std::unique_ptr<Engine> engine_;
 };
-
-std::unique_ptr<Engine> make_engine(Backend b);
 
 }  // namespace fs::euler

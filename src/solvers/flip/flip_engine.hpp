@@ -34,6 +34,14 @@ struct HostState {
     std::vector<dvec3> pos, vel;
     std::vector<int> id;
     std::vector<dvec3> affine[3];
+    // Every part, in checkpoint order (EngineSolver).
+    template <class S, class F>
+    static void each(S& s, F&& f) {
+        f(s.pos);
+        f(s.vel);
+        f(s.id);
+        for (auto& c : s.affine) f(c);
+    }
 };
 
 // What the pressure solve and the divergence checks report for a step.

@@ -5,19 +5,13 @@
 #include <random>
 #include <string>
 
-#include "core/blob.hpp"
 #include "core/memory_budget.hpp"
 #include "solvers/common/gravity.hpp"
 #include "core/random.hpp"
-#include "solvers/common/pair_list.hpp"
 
 namespace fs::flip {
 
-std::unique_ptr<Engine> make_engine(Backend b) {
-    return b == Backend::Cuda ? make_cuda_engine() : make_cpu_engine();
-}
-
-FlipSolver::FlipSolver(Backend backend) : Solver(backend) {
+FlipSolver::FlipSolver(Backend backend) : EngineSolver(backend) {
     auto& r = params_;
     r.add_vec({"domain_size", "Box size", "Scene", "m", "Width, height and depth of the box (its walls are solid).",
                0.01, 100, false, true},
@@ -36,7 +30,7 @@ FlipSolver::FlipSolver(Backend backend) : Solver(backend) {
               &s_.particles_per_cell);
     r.add_real({"jitter", "Jitter", "Scene", "", "Random offset of seeded particles, in sub-cells.", 0, 1, false, true},
                &s_.jitter);
-    r.add_int({"seed", "Random seed", "Scene", "", "Seed of the jitter.", 0, 9e15, false, true}, &s_.seed);
+    add_seed(&s_.seed, "Scene", "the jitter");
     r.add_vec({"obstacle_box", "Obstacle box", "Scene", "m", "A static solid box (empty when x1 <= x0).", -100, 100},
               s_.obstacle_box, 6);
     r.add_vec({"obstacle_sphere", "Obstacle sphere", "Scene", "m", "Centre and radius of a static solid sphere "
@@ -87,10 +81,7 @@ FlipSolver::FlipSolver(Backend backend) : Solver(backend) {
                10000},
               &s_.mgpcg_max_iterations);
     r.add_real({"density", "Density", "Fluid", "kg/m^3", "rho of the pressure equation.", 1, 1e5}, &s_.density);
-    r.add_real({"gravity", "Gravity", "Forces", "m/s^2", "Magnitude of gravity. W/A/S/D turn it.", 0, 1e3},
-               &s_.gravity);
-    r.add_vec({"gravity_direction", "Gravity direction", "Forces", "", "Direction of gravity (normalised).", -1, 1},
-              s_.gravity_direction, 3);
+    add_gravity(&s_.gravity, s_.gravity_direction, 3);
     r.add_real({"cfl", "CFL number", "Time", "", "dt = cfl dx / max speed: cells a particle may cross per step.",
                 0.05, 5},
                &s_.cfl);
@@ -287,25 +278,6 @@ void FlipSolver::do_reset() {
     set_state(h);
 }
 
-void FlipSolver::set_state(const HostState& s) {
-    if (!engine_) engine_ = make_engine(backend());
-    engine_->upload(s);
-}
-
-HostState FlipSolver::state() const {
-    HostState raw, s;
-    if (!engine_) return s;
-    engine_->download(raw);
-    for (std::size_t k : grid::order_by_id(raw.id)) {
-        s.pos.push_back(raw.pos[k]);
-        s.vel.push_back(raw.vel[k]);
-        s.id.push_back(raw.id[k]);
-        for (int a = 0; a < 3; ++a)
-            if (!raw.affine[a].empty()) s.affine[a].push_back(raw.affine[a][k]);
-    }
-    return s;
-}
-
 void FlipSolver::run_stage(int index) {
     if (index == 0) {
         // A CFL number bounds how many cells a particle crosses in a step: dt = cfl dx / speed,
@@ -352,38 +324,6 @@ double FlipSolver::finish_step(Stats& out) {
     out.set_count("fluid_cells", r.fluid_cells);
     out.set_count("correction_iterations", r.correction_iterations);
     return dt_;
-}
-
-void FlipSolver::move_to(Backend to) {
-    auto fresh = make_engine(to);
-    HostState s;
-    engine_->download(s);
-    fresh->upload(s);
-    engine_ = std::move(fresh);
-}
-
-void FlipSolver::save_state(std::vector<char>& out) const {
-    HostState s;
-    engine_->download(s);
-    out.clear();
-    blob::put(out, s.pos);
-    blob::put(out, s.vel);
-    blob::put(out, s.id);
-    blob::put(out, std::vector<double>{last_max_speed_});
-    for (const auto& c : s.affine) blob::put(out, c);
-}
-
-void FlipSolver::load_state(const std::vector<char>& in) {
-    HostState s;
-    std::size_t at = 0;
-    blob::get(in, at, s.pos);
-    blob::get(in, at, s.vel);
-    blob::get(in, at, s.id);
-    std::vector<double> extra;
-    blob::get(in, at, extra);
-    last_max_speed_ = extra.empty() ? 0.0 : extra[0];
-    for (auto& c : s.affine) blob::get(in, at, c);
-    set_state(s);
 }
 
 }  // namespace fs::flip

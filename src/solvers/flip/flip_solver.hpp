@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/solver.hpp"
+#include "solvers/common/engine_solver.hpp"
 #include "solvers/flip/flip_engine.hpp"
 
 namespace fs::flip {
@@ -42,7 +43,7 @@ struct Settings {
     double pressure_residual = 0.0;
 };
 
-class FlipSolver final : public Solver {
+class FlipSolver final : public EngineSolver<Engine, HostState, make_cpu_engine, make_cuda_engine> {
 public:
     explicit FlipSolver(Backend backend = Backend::Cpu);
 
@@ -51,18 +52,13 @@ public:
     const std::vector<StageInfo>& stages() const override;
     std::vector<FieldInfo> fields() const override;
     void read_field(std::string_view name, std::vector<double>& out) const override;
-    std::optional<FieldView> field_view(std::string_view name) const override { return engine_->view(name); }
-    int particle_count() const override { return engine_ ? engine_->size() : 0; }
     double particle_radius() const override;
     void domain(double lo[3], double hi[3]) const override;
     std::vector<Obstacle> obstacles() const override;
     bool has_cell_grid() const override { return true; }
     void cell_grid(CellGrid& out) const override;
 
-    HostState state() const;
-    void set_state(const HostState& s);
     MacGrid grid() const;
-    Engine& engine() { return *engine_; }
     const Settings& settings() const { return s_; }
     // What the stages get now (tests drive the engine's stages with these).
     Config config() const;
@@ -72,18 +68,13 @@ protected:
     void do_reset() override;
     void run_stage(int index) override;
     double finish_step(Stats& out) override;
-    void move_to(Backend to) override;
-    void synchronize() override { engine_->synchronize(); }
-    void save_state(std::vector<char>& out) const override;
-    void load_state(const std::vector<char>& in) override;
+    void save_extra(std::vector<char>& out) const override { blob::put(out, last_max_speed_); }
+    void load_extra(const std::vector<char>& in, std::size_t& at) override { blob::get(in, at, last_max_speed_); }
 
 private:
     Settings s_;
-    std::unique_ptr<Engine> engine_;
     double dt_ = 1e-3;
     double last_max_speed_ = 0.0;
 };
-
-std::unique_ptr<Engine> make_engine(Backend b);
 
 }  // namespace fs::flip

@@ -30,6 +30,17 @@ struct HostState {
     std::vector<dvec2> pos, vel, offset;
     std::vector<double> density, pressure;
     std::vector<int> kind, id;
+    // Every part, in checkpoint order (EngineSolver).
+    template <class S, class F>
+    static void each(S& s, F&& f) {
+        f(s.pos);
+        f(s.vel);
+        f(s.offset);
+        f(s.density);
+        f(s.pressure);
+        f(s.kind);
+        f(s.id);
+    }
 };
 
 class Engine {

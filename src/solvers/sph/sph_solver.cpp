@@ -6,11 +6,9 @@
 #include <random>
 #include <string>
 
-#include "core/blob.hpp"
 #include "core/memory_budget.hpp"
 #include "solvers/common/gravity.hpp"
 #include "core/random.hpp"
-#include "solvers/common/pair_list.hpp"
 
 namespace fs::sph {
 
@@ -21,11 +19,7 @@ constexpr double kPi = 3.14159265358979323846;
 
 }  // namespace
 
-std::unique_ptr<Engine> make_engine(Backend b) {
-    return b == Backend::Cuda ? make_cuda_engine() : make_cpu_engine();
-}
-
-SphSolver::SphSolver(Backend backend) : Solver(backend) {
+SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
     auto& r = params_;
     r.add_real({"spacing", "Particle spacing", "Particles", "m",
                 "Distance between neighbouring particles at rest; sets the particle mass "
@@ -49,7 +43,7 @@ SphSolver::SphSolver(Backend backend) : Solver(backend) {
     r.add_real({"velocity_noise", "Velocity noise", "Scene", "m/s",
                 "Random initial velocity per component, uniform in [-v, v].", 0, 100, false, true},
                &s_.velocity_noise);
-    r.add_int({"seed", "Random seed", "Scene", "", "Seed of the velocity noise.", 0, 9e15, false, true}, &s_.seed);
+    add_seed(&s_.seed, "Scene", "the velocity noise");
     r.add_real({"rest_density", "Rest density", "Fluid", "kg/m^3", "rho0 of the Tait equation (seed 003, 2.2).",
                 1, 1e5, false, true},
                &s_.rest_density);
@@ -70,11 +64,7 @@ SphSolver::SphSolver(Backend backend) : Solver(backend) {
                 "rho = max(rho0, rho) before the pressure (seed 003, debugging tips): no suction at "
                 "free surfaces."},
                &s_.clamp_density);
-    r.add_real({"gravity", "Gravity", "Forces", "m/s^2", "Magnitude of gravity. W/A/S/D turn it.", 0, 1e3},
-               &s_.gravity);
-    r.add_vec({"gravity_direction", "Gravity direction", "Forces", "",
-               "Direction of gravity (normalised before use; zero turns gravity off).", -1, 1},
-              s_.gravity_direction, 2);
+    add_gravity(&s_.gravity, s_.gravity_direction, 2);
     r.add_choice({"boundary_model", "Boundary model", "Boundary", "",
                   "assignment: boundary particles at rho0 with pressure 0 (seed 003, 2.4); "
                   "pressure_mirroring: they take the pressure of the fluid around them plus the "
@@ -303,27 +293,6 @@ void SphSolver::do_reset() {
     set_state(h);
 }
 
-void SphSolver::set_state(const HostState& s) {
-    if (!engine_) engine_ = make_engine(backend());
-    engine_->upload(s);
-}
-
-HostState SphSolver::state() const {
-    HostState raw, s;
-    if (!engine_) return s;
-    engine_->download(raw);
-    for (std::size_t k : grid::order_by_id(raw.id)) {
-        s.pos.push_back(raw.pos[k]);
-        s.vel.push_back(raw.vel[k]);
-        s.offset.push_back(raw.offset[k]);
-        s.density.push_back(raw.density[k]);
-        s.pressure.push_back(raw.pressure[k]);
-        s.kind.push_back(raw.kind[k]);
-        s.id.push_back(raw.id[k]);
-    }
-    return s;
-}
-
 std::vector<std::pair<int, int>> SphSolver::neighbor_pairs(bool grid) {
     return engine_->neighbor_pairs(config(), grid);
 }
@@ -365,44 +334,6 @@ double SphSolver::finish_step(Stats& out) {
     out.set_count("n_fluid", s.fluid);
     if (s_.barrier_length > 0) out.set("barrier_angle", s_.barrier_angle);
     return dt_;
-}
-
-void SphSolver::move_to(Backend to) {
-    auto fresh = make_engine(to);
-    HostState s;
-    engine_->download(s);
-    fresh->upload(s);
-    engine_ = std::move(fresh);
-}
-
-void SphSolver::save_state(std::vector<char>& out) const {
-    HostState s;
-    engine_->download(s);
-    out.clear();
-    blob::put(out, s.pos);
-    blob::put(out, s.vel);
-    blob::put(out, s.offset);
-    blob::put(out, s.density);
-    blob::put(out, s.pressure);
-    blob::put(out, s.kind);
-    blob::put(out, s.id);
-    blob::put(out, std::vector<double>{last_max_speed_});
-}
-
-void SphSolver::load_state(const std::vector<char>& in) {
-    HostState s;
-    std::size_t at = 0;
-    blob::get(in, at, s.pos);
-    blob::get(in, at, s.vel);
-    blob::get(in, at, s.offset);
-    blob::get(in, at, s.density);
-    blob::get(in, at, s.pressure);
-    blob::get(in, at, s.kind);
-    blob::get(in, at, s.id);
-    std::vector<double> extra;
-    blob::get(in, at, extra);
-    last_max_speed_ = extra.empty() ? 0.0 : extra[0];
-    set_state(s);
 }
 
 }  // namespace fs::sph

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/solver.hpp"
+#include "solvers/common/engine_solver.hpp"
 #include "solvers/sph/sph_engine.hpp"
 
 namespace fs::sph {
@@ -42,7 +43,7 @@ struct Settings {
     long long n_fluid = 0;                     // diagnostic
 };
 
-class SphSolver final : public Solver {
+class SphSolver final : public EngineSolver<Engine, HostState, make_cpu_engine, make_cuda_engine> {
 public:
     explicit SphSolver(Backend backend = Backend::Cpu);
 
@@ -51,15 +52,10 @@ public:
     const std::vector<StageInfo>& stages() const override;
     std::vector<FieldInfo> fields() const override;
     void read_field(std::string_view name, std::vector<double>& out) const override;
-    std::optional<FieldView> field_view(std::string_view name) const override { return engine_->view(name); }
-    int particle_count() const override { return engine_ ? engine_->size() : 0; }
     double particle_radius() const override { return 0.5 * s_.spacing; }
     void domain(double lo[3], double hi[3]) const override;
     std::vector<Obstacle> obstacles() const override;
 
-    // All particles, in order of id (tests).
-    HostState state() const;
-    void set_state(const HostState& s);
     // Pairs of ids closer than h, through the grid or by brute force (tests).
     std::vector<std::pair<int, int>> neighbor_pairs(bool grid);
     const Settings& settings() const { return s_; }
@@ -69,20 +65,15 @@ protected:
     void do_reset() override;
     void run_stage(int index) override;
     double finish_step(Stats& out) override;
-    void move_to(Backend to) override;
-    void synchronize() override { engine_->synchronize(); }
-    void save_state(std::vector<char>& out) const override;
-    void load_state(const std::vector<char>& in) override;
+    void save_extra(std::vector<char>& out) const override { blob::put(out, last_max_speed_); }
+    void load_extra(const std::vector<char>& in, std::size_t& at) override { blob::get(in, at, last_max_speed_); }
 
 private:
     Config config() const;
 
     Settings s_;
-    std::unique_ptr<Engine> engine_;
     double dt_ = 1e-4;         // the time step of the step in progress
     double last_max_speed_ = 0.0;
 };
-
-std::unique_ptr<Engine> make_engine(Backend b);
 
 }  // namespace fs::sph

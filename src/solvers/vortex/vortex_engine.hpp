@@ -63,6 +63,19 @@ struct HostState {
     VicGrid grid_shape{};
     // Filled by download() only: the velocities of the last velocity stage.
     std::vector<dvec3> vvel, tvel;
+    // Every part that travels, in checkpoint order (EngineSolver); the velocities are derived.
+    template <class S, class F>
+    static void each(S& s, F&& f) {
+        f(s.vpos);
+        f(s.omega);
+        f(s.radius);
+        f(s.vtemp);
+        f(s.vid);
+        f(s.tpos);
+        f(s.ttemp);
+        f(s.tid);
+        f(s.grid_shape);
+    }
 };
 
 // The grid of the last velocity stage and its sizes (for tests and the stats).

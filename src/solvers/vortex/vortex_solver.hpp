@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/solver.hpp"
+#include "solvers/common/engine_solver.hpp"
 #include "solvers/vortex/shapes.hpp"
 #include "solvers/vortex/vortex_engine.hpp"
 
@@ -106,8 +107,9 @@ struct BodyState {
 };
 
 extern const std::vector<std::string> kShapeNames;
+enum ShapeIndex : int { kNone = 0, kShapeSphere, kBox, kPlate, kWedge, kTetrahedron, kAirfoil, kPlanes, kVertices };
 
-class VortexSolver final : public Solver {
+class VortexSolver final : public EngineSolver<Engine, HostState, make_cpu_engine, make_cuda_engine> {
 public:
     explicit VortexSolver(Backend backend = Backend::Cpu);
 
@@ -122,9 +124,6 @@ public:
     void domain(double lo[3], double hi[3]) const override;
     std::vector<Obstacle> obstacles() const override;
 
-    HostState state() const;
-    void set_state(const HostState& s);
-    Engine& engine() { return *engine_; }
     const Settings& settings() const { return s_; }
     const std::vector<BodyState>& bodies() const { return bodies_; }
     Config config() const;
@@ -133,20 +132,18 @@ protected:
     void do_reset() override;
     void run_stage(int index) override;
     double finish_step(Stats& out) override;
-    void move_to(Backend to) override;
-    void synchronize() override { engine_->synchronize(); }
-    void save_state(std::vector<char>& out) const override;
-    void load_state(const std::vector<char>& in) override;
+    void on_upload() override;
+    void save_extra(std::vector<char>& out) const override;
+    void load_extra(const std::vector<char>& in, std::size_t& at) override;
 
 private:
-    void register_params();
-    void build_bodies();
-    std::vector<BodyShape> body_shapes() const;
-    void emit();
-    void move_bodies();
+    void register_params();                       // vortex_params.cpp
+    void build_bodies();                          // vortex_bodies.cpp
+    std::vector<BodyShape> body_shapes() const;   //
+    void move_bodies();                           //
+    void emit();                                  // vortex_seeding.cpp (with do_reset)
 
     Settings s_;
-    std::unique_ptr<Engine> engine_;
     std::vector<BodyState> bodies_;
     double dt_ = 1.0 / 60.0;
     double last_max_speed_ = 0.0;
@@ -156,7 +153,5 @@ private:
     double carry_vortons_ = 0.0, carry_tracers_ = 0.0;
     long long next_vorton_id_ = 0, next_tracer_id_ = 0;
 };
-
-std::unique_ptr<Engine> make_engine(Backend b);
 
 }  // namespace fs::vortex

@@ -1,0 +1,145 @@
+// EngineSolver: the plumbing every solver shares, so a solver's own files hold only its physics,
+// parameters and stages. It owns the Engine (the state on one backend) and moves that state in
+// and out: set_state/state (tests, export), checkpoints, and the switch to the other backend.
+//
+// A solver provides three things for it:
+//   - an Engine class with upload(const HostState&), download(HostState&) const and synchronize();
+//   - a HostState whose static `each(state, f)` calls f on every part of the state that travels
+//     (its arrays, and any plain value such as the vortex solver's grid shape), in one fixed order;
+//     a HostState with an `id` array is returned by state() in order of id;
+//   - its two factories, make_cpu_engine() and make_cuda_engine() (which throws CudaError when
+//     no GPU is usable).
+// What a solver keeps beside the engine's arrays (the last step's speed, emission counters) goes
+// through save_extra/load_extra; what the engine must be told after every upload (the vortex
+// solver's bodies) through on_upload.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "core/blob.hpp"
+#include "core/params.hpp"
+#include "core/solver.hpp"
+#include "solvers/common/pair_list.hpp"
+
+namespace fs {
+
+template <class EngineT, class HostStateT, std::unique_ptr<EngineT> (*MakeCpu)(), std::unique_ptr<EngineT> (*MakeCuda)()>
+class EngineSolver : public Solver {
+public:
+    using Engine = EngineT;
+    using HostState = HostStateT;
+
+    // The whole state in host memory (particles in order of id where the state has ids).
+    HostState state() const {
+        HostState raw;
+        if (!engine_) return raw;
+        engine_->download(raw);
+        if constexpr (requires { raw.id; }) return sorted_by_id(raw);
+        return raw;
+    }
+    int particle_count() const override {
+        if constexpr (requires(const Engine& e) { e.size(); })
+            return engine_ ? engine_->size() : 0;
+        else
+            return 0;
+    }
+    std::optional<FieldView> field_view(std::string_view name) const override {
+        if constexpr (requires(const Engine& e) { e.view(name); })
+            return engine_ ? engine_->view(name) : std::nullopt;
+        else
+            return std::nullopt;
+    }
+    // Replaces the state (reset, tests); the particle count becomes the state's.
+    void set_state(const HostState& s) {
+        if (!engine_) engine_ = make_engine(backend());
+        engine_->upload(s);
+        on_upload();
+    }
+    // The engine itself (tests drive single stages and read its grids).
+    Engine& engine() { return *engine_; }
+
+protected:
+    explicit EngineSolver(Backend backend) : Solver(backend) {}
+
+    virtual void on_upload() {}
+    virtual void save_extra(std::vector<char>& /*out*/) const {}
+    virtual void load_extra(const std::vector<char>& /*in*/, std::size_t& /*at*/) {}
+
+    // The engine's arrays as they are (not sorted by id), so a restored or moved run continues
+    // bit for bit.
+    void move_to(Backend to) final {
+        HostState s;
+        engine_->download(s);
+        auto fresh = make_engine(to);
+        fresh->upload(s);
+        engine_ = std::move(fresh);
+        on_upload();
+    }
+    void save_state(std::vector<char>& out) const final {
+        HostState s;
+        engine_->download(s);
+        out.clear();
+        HostState::each(s, [&](const auto& part) { blob::put(out, part); });
+        save_extra(out);
+    }
+    void load_state(const std::vector<char>& in) final {
+        HostState s;
+        std::size_t at = 0;
+        HostState::each(s, [&](auto& part) { blob::get(in, at, part); });
+        load_extra(in, at);
+        set_state(s);
+    }
+    void synchronize() override {
+        if (engine_) engine_->synchronize();
+    }
+
+    // The registrations every scene has, worded alike in every solver.
+    void add_seed(long long* seed, const std::string& group, const std::string& what) {
+        params_.add_int({"seed", "Random seed", group, "", "Seed of " + what + ".", 0, 9e15, false, true}, seed);
+    }
+    void add_gravity(double* magnitude, double* direction, int components, const std::string& default_note = "") {
+        params_.add_real({"gravity", "Gravity", "Forces", "m/s^2",
+                          "Magnitude of gravity" + default_note + ". W/A/S/D turn its direction.", 0, 1e3},
+                         magnitude);
+        params_.add_vec({"gravity_direction", "Gravity direction", "Forces", "",
+                         "Direction of gravity (normalised before use; zero turns gravity off).", -1, 1},
+                        direction, components);
+    }
+
+    std::unique_ptr<Engine> engine_;
+
+private:
+    static std::unique_ptr<Engine> make_engine(Backend b) { return b == Backend::Cuda ? MakeCuda() : MakeCpu(); }
+
+    static HostState sorted_by_id(const HostState& raw) {
+        const std::vector<std::size_t> order = grid::order_by_id(raw.id);
+        std::vector<const void*> sources;
+        HostState::each(raw, [&](const auto& part) { sources.push_back(&part); });
+        HostState s;
+        std::size_t k = 0;
+        // Per-particle arrays follow the order; any other part (an array of another length, such
+        // as APIC's affine vectors while the transfer is not APIC: empty) is copied as it is.
+        HostState::each(s, [&](auto& part) {
+            using Part = std::remove_cvref_t<decltype(part)>;
+            const Part& from = *static_cast<const Part*>(sources[k++]);
+            if constexpr (requires { from.size(); from[0]; }) {
+                if (from.size() == order.size()) {
+                    part.resize(order.size());
+                    for (std::size_t r = 0; r < order.size(); ++r) part[r] = from[order[r]];
+                    return;
+                }
+            }
+            part = from;
+        });
+        return s;
+    }
+};
+
+}  // namespace fs

@@ -1,0 +1,199 @@
+// The vortex solver's bodies: shapes built from the scene's settings, their poses as the engine
+// and the renderer see them, and their motion each step (scripted, or pushed by the fluid).
+#include "solvers/vortex/vortex_solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "solvers/common/gravity.hpp"
+
+namespace fs::vortex {
+
+namespace {
+
+dmat3 rotation_about(dvec3 axis, double angle) {
+    const double len = glm::length(axis);
+    if (len <= 0.0 || angle == 0.0) return dmat3(1.0);
+    const dvec3 a = axis / len;
+    const double c = std::cos(angle), s = std::sin(angle), t = 1.0 - c;
+    // Rodrigues' rotation formula, column-major (glm): m[col][row].
+    dmat3 m;
+    m[0] = dvec3(t * a.x * a.x + c, t * a.x * a.y + s * a.z, t * a.x * a.z - s * a.y);
+    m[1] = dvec3(t * a.x * a.y - s * a.z, t * a.y * a.y + c, t * a.y * a.z + s * a.x);
+    m[2] = dvec3(t * a.x * a.z + s * a.y, t * a.y * a.z - s * a.x, t * a.z * a.z + c);
+    return m;
+}
+
+// Gram-Schmidt, so that integrated orientations stay rotations.
+dmat3 orthonormalised(dmat3 m) {
+    dvec3 x = glm::normalize(m[0]);
+    dvec3 y = m[1] - glm::dot(m[1], x) * x;
+    y = glm::normalize(y);
+    return dmat3(x, y, glm::cross(x, y));
+}
+
+constexpr double kDeg = kPi / 180.0;
+
+}  // namespace
+
+void VortexSolver::build_bodies() {
+    bodies_.assign(kMaxBodies, BodyState{});
+    for (int k = 0; k < kMaxBodies; ++k) {
+        const BodySettings& b = s_.bodies[k];
+        BodyState& st = bodies_[k];
+        if (b.shape == kNone) continue;
+        const std::string key = "body" + std::to_string(k + 1) + "_";
+        const dvec3 size(b.size[0], b.size[1], b.size[2]);
+        auto need = [&](int n) {
+            for (int c = 0; c < n; ++c)
+                if (!(b.size[c] > 0.0))
+                    throw ParamError(key + "size: expected " + std::to_string(n) +
+                                     " positive numbers for shape " + kShapeNames[b.shape] + ", got " +
+                                     std::to_string(b.size[c]) + " at index " + std::to_string(c));
+        };
+        st.active = true;
+        st.shape = b.shape;
+        try {
+            switch (b.shape) {
+                case kShapeSphere: need(1); st.radius = b.size[0]; break;
+                case kBox: need(3); st.poly = make_box(0.5 * size); break;
+                case kPlate: need(3); st.poly = make_plate(size.x, size.z, size.y); break;
+                case kWedge: need(3); st.poly = make_wedge(size.x, size.y, size.z); break;
+                case kTetrahedron: need(1); st.poly = make_tetrahedron(size.x); break;
+                case kAirfoil: need(3); st.poly = make_airfoil(size.x, size.y, size.z); break;
+                case kPlanes: {
+                    std::vector<Plane> planes;
+                    for (std::size_t i = 0; i + 3 < b.planes.size(); i += 4)
+                        planes.push_back({dvec3(b.planes[i], b.planes[i + 1], b.planes[i + 2]), b.planes[i + 3]});
+                    st.poly = from_planes(planes);
+                    break;
+                }
+                case kVertices: {
+                    std::vector<dvec3> pts;
+                    for (std::size_t i = 0; i + 2 < b.vertices.size(); i += 3)
+                        pts.emplace_back(b.vertices[i], b.vertices[i + 1], b.vertices[i + 2]);
+                    st.poly = hull_of(pts);
+                    break;
+                }
+                default: break;
+            }
+        } catch (const std::invalid_argument& e) {
+            const std::string which = b.shape == kPlanes ? "planes" : b.shape == kVertices ? "vertices" : "size";
+            const std::string allowed =
+                b.shape == kPlanes ? "4 to " + std::to_string(kMaxPlanes) + " planes nx, ny, nz, d with non-zero "
+                                     "normals whose half-spaces n.x <= d bound a solid"
+                : b.shape == kVertices ? "at least 4 points, not all in one plane, whose hull has at most " +
+                                             std::to_string(kMaxPlanes) + " faces"
+                                       : "positive, finite sizes";
+            throw ParamError(key + which + ": " + e.what() + " (allowed: " + allowed + ")");
+        }
+        dvec3 centroid(0.0);
+        if (b.shape == kShapeSphere) {
+            st.volume = 4.0 / 3.0 * kPi * st.radius * st.radius * st.radius;
+            st.mass = b.density * st.volume;
+            st.inertia_body = dmat3(0.4 * st.mass * st.radius * st.radius);
+        } else {
+            st.mesh = mesh_of(st.poly);
+            const MassProperties mp = mass_properties(st.mesh, b.density);
+            st.volume = mp.volume;
+            st.mass = mp.mass;
+            st.inertia_body = mp.inertia;
+            centroid = mp.centroid;
+            // User-given shapes: the body's origin moves to the centroid (it turns about it).
+            if (glm::length(centroid) > 1e-12) {
+                for (int i = 0; i < st.poly.count; ++i) st.poly.planes[i].d -= glm::dot(st.poly.planes[i].n, centroid);
+                for (dvec3& v : st.mesh.triangles) v -= centroid;
+                finish(st.poly);
+            }
+        }
+        st.position = st.home = dvec3(b.position[0], b.position[1], b.position[2]) + centroid;
+        st.orientation = rotation_about(dvec3(0, 0, 1), b.rotation[2] * kDeg) *
+                         rotation_about(dvec3(0, 1, 0), b.rotation[1] * kDeg) *
+                         rotation_about(dvec3(1, 0, 0), b.rotation[0] * kDeg);
+        st.velocity = dvec3(b.velocity[0], b.velocity[1], b.velocity[2]);
+        st.angular_velocity = dvec3(b.spin[0], b.spin[1], b.spin[2]);
+        st.temperature = b.temperature;
+        st.dynamic = b.motion == 1;
+    }
+}
+
+std::vector<BodyShape> VortexSolver::body_shapes() const {
+    std::vector<BodyShape> out(kMaxBodies);
+    for (int k = 0; k < kMaxBodies && k < static_cast<int>(bodies_.size()); ++k) {
+        const BodyState& st = bodies_[k];
+        BodyShape& b = out[k];
+        if (!st.active) continue;
+        b.kind = st.shape == kShapeSphere ? kSphere : kPolytope;
+        b.radius = st.radius;
+        b.poly = st.poly;
+        b.pose.position = st.position;
+        b.pose.orientation = st.orientation;
+        if (k == 0 && s_.barrier_angle != 0.0)
+            b.pose.orientation = rotation_about(dvec3(0, 0, 1), s_.barrier_angle * kDeg) * st.orientation;
+        b.velocity = st.velocity;
+        b.angular_velocity = st.angular_velocity;
+        b.temperature = s_.bodies[k].temperature;
+    }
+    return out;
+}
+
+std::vector<Obstacle> VortexSolver::obstacles() const {
+    std::vector<Obstacle> out;
+    const std::vector<BodyShape> shapes = body_shapes();
+    for (int k = 0; k < static_cast<int>(bodies_.size()); ++k) {
+        const BodyState& st = bodies_[k];
+        if (!st.active) continue;
+        Obstacle o;
+        o.name = "body" + std::to_string(k + 1);
+        const Pose& pose = shapes[k].pose;
+        if (st.shape == kShapeSphere) {
+            o.shape = Obstacle::Shape::Sphere;
+            for (int c = 0; c < 3; ++c) o.center[c] = pose.position[c];
+            o.radius = st.radius;
+        } else {
+            o.shape = Obstacle::Shape::Mesh;
+            for (const dvec3& v : st.mesh.triangles) {
+                const dvec3 w = pose.position + pose.orientation * v;
+                o.points.insert(o.points.end(), {w.x, w.y, w.z});
+            }
+        }
+        out.push_back(std::move(o));
+    }
+    return out;
+}
+
+// After the collide stage: every body takes what the fluid handed it (series part 4); dynamic
+// bodies integrate it with gravity and buoyancy (part 9: weight minus displaced fluid), scripted
+// ones follow their velocity, spin and sway.
+void VortexSolver::move_bodies() {
+    const std::vector<Exchange> ex = engine_->exchanges();
+    const dvec3 g = gravity_vector<3>(s_.gravity, s_.gravity_direction);
+    const double t1 = time() + dt_;
+    for (int k = 0; k < static_cast<int>(bodies_.size()); ++k) {
+        BodyState& st = bodies_[k];
+        if (!st.active) continue;
+        st.received = k < static_cast<int>(ex.size()) ? ex[k] : Exchange{};
+        if (st.dynamic) {
+            const double m = std::max(st.mass, 1e-300);
+            st.velocity += st.received.linear / m + dt_ * (1.0 - s_.fluid_density * st.volume / m) * g;
+            const dmat3 inertia_world = st.orientation * st.inertia_body * glm::transpose(st.orientation);
+            st.angular_velocity += glm::inverse(inertia_world) * st.received.angular;
+            st.position += dt_ * st.velocity;
+        } else {
+            const BodySettings& b = s_.bodies[k];
+            const dvec3 v(b.velocity[0], b.velocity[1], b.velocity[2]);
+            const dvec3 amp(b.path_amplitude[0], b.path_amplitude[1], b.path_amplitude[2]);
+            const double w = 2.0 * kPi / b.path_period;
+            st.home += dt_ * v;
+            st.position = st.home + std::sin(w * t1) * amp;
+            st.velocity = v + w * std::cos(w * t1) * amp;
+        }
+        const double spin = glm::length(st.angular_velocity);
+        if (spin > 0.0)
+            st.orientation = orthonormalised(rotation_about(st.angular_velocity, spin * dt_) * st.orientation);
+    }
+}
+
+}  // namespace fs::vortex
