@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 
 #include "core/cuda_fault.hpp"
@@ -32,6 +34,21 @@ std::string resolve_scene(const std::string& arg) {
     return arg;  // the loader reports it missing
 }
 
+// Why a file cannot be written at `path`, or nothing when it can: found before the run starts,
+// so a long run never ends in a write error the user could have been told of at once.
+std::optional<std::string> unwritable(const std::string& path) {
+    namespace stdfs = std::filesystem;
+    std::error_code ec;
+    const stdfs::path p(path);
+    if (stdfs::is_directory(p, ec)) return "is a folder (expected a file name)";
+    const stdfs::path folder = p.has_parent_path() ? p.parent_path() : stdfs::path(".");
+    if (!stdfs::exists(folder, ec)) return "the folder " + folder.string() + " does not exist";
+    if (!stdfs::is_directory(folder, ec)) return folder.string() + " is not a folder";
+    if (::access(folder.c_str(), W_OK) != 0) return "the folder " + folder.string() + " is not writable";
+    if (stdfs::exists(p, ec) && ::access(p.c_str(), W_OK) != 0) return "the file exists and is not writable";
+    return std::nullopt;
+}
+
 std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     Options o;
     std::string scene_arg, backend = "cpu";
@@ -40,15 +57,18 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
         "particles).\nWithout --headless it opens the scene in the desktop window (press F1 "
         "there for the keys).",
         "fluid-sandbox"};
-    app.add_option("scene", scene_arg,
+    app.add_option("scene,--scene", scene_arg,
                    "Scene file (JSON), or the name of a bundled scene (see --list-scenes); "
-                   "default: scenes/default.json");
+                   "default: scenes/default.json. --scene FILE is the PIC-FLIP assignment's form");
     app.add_flag("--headless", o.headless, "Run without a window: step, write files, print a summary");
-    app.add_option("--steps", o.steps, "Steps to run (headless and --bench)")
+    app.add_option("--steps,--num_steps", o.steps,
+                   "Steps to run (headless and --bench); --num_steps is the PIC-FLIP assignment's name")
         ->check(CLI::Range(0LL, 1000000000LL))
         ->capture_default_str();
-    app.add_option("--backend", backend, "Where the solver runs: cpu (OpenMP) or cuda")
-        ->check(CLI::IsMember({"cpu", "cuda"}))
+    app.add_option("--backend,--device", backend,
+                   "Where the solver runs: cpu (OpenMP) or cuda; --device is the PIC-FLIP assignment's "
+                   "name, and takes Warp's cuda:0 too")
+        ->check(CLI::IsMember({"cpu", "cuda", "cuda:0"}))
         ->capture_default_str();
     app.add_option("--threads", o.threads, "OpenMP threads of the CPU backend (default: all cores)")
         ->check(CLI::Range(1, 4096));
@@ -58,6 +78,10 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     app.add_option("--stats", o.stats_path, "Write one JSON object per step to FILE.jsonl");
     app.add_option("--export", o.export_path,
                    "Write particles to FILE.usda (USD ASCII, time-sampled points/velocities/widths)");
+    std::string usd_output;
+    app.add_option("--usd_output", usd_output,
+                   "The PIC-FLIP assignment's form of a headless run writing USD: --headless --export FILE")
+        ->excludes("--export");
     app.add_option("--export-every", o.export_every, "Export a frame every K steps (default 1)")
         ->check(CLI::Range(1LL, 1000000000LL));
     app.add_option("--screenshot", o.screenshot_path,
@@ -110,7 +134,24 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
         exit_code = kExitBadInput;
         return std::nullopt;
     }
-    o.backend = *backend_from_string(backend);
+    o.backend = *backend_from_string(backend == "cuda:0" ? "cuda" : backend);
+    if (!usd_output.empty()) {
+        // The assignment's runs with --usd_output are headless.
+        o.export_path = usd_output;
+        o.headless = true;
+    }
+    for (const auto& [option, path] : {std::pair<const char*, const std::string&>{"--stats", o.stats_path},
+                                       {"--export", o.export_path},
+                                       {"--bench-json", o.bench_json},
+                                       {"--screenshot", o.screenshot_path},
+                                       {"--record", o.record_path}}) {
+        if (path.empty()) continue;
+        if (const auto why = unwritable(path)) {
+            std::cerr << "fluid-sandbox: " << option << ' ' << one_line(path) << ": " << *why << '\n';
+            exit_code = kExitBadInput;
+            return std::nullopt;
+        }
+    }
     if (!size.empty()) {
         int w = 0, h = 0;
         char x = 0;

@@ -1,12 +1,15 @@
 #include "headless/runner.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "core/memory.hpp"
 #include "io/stats_writer.hpp"
@@ -79,6 +82,38 @@ void step_named(Solver& solver) {
         throw CudaError(std::string(e.what()) + " (in step " + std::to_string(solver.step_count() + 1) + ")");
     }
 }
+
+// One updating line on a terminal while a headless run goes (never when stderr is a file or a
+// pipe: logs and tests read only the summary): step, simulated time, ms per step, time left.
+class Progress {
+public:
+    explicit Progress(long long steps) : steps_(steps), on_(steps > 0 && ::isatty(STDERR_FILENO) == 1) {}
+    ~Progress() { clear(); }
+    void update(const Solver& solver, long long done) {
+        if (!on_) return;
+        const auto now = std::chrono::steady_clock::now();
+        if (done < steps_ && now - last_ < std::chrono::milliseconds(250)) return;
+        last_ = now;
+        const double spent = std::chrono::duration<double>(now - start_).count();
+        const double per_step = spent / static_cast<double>(done);
+        std::fprintf(stderr, "\r\033[K  step %lld/%lld  t = %.4g s  %.3g ms/step  %.0f s left", done, steps_,
+                     solver.time(), 1e3 * per_step, per_step * static_cast<double>(steps_ - done));
+        std::fflush(stderr);
+        shown_ = true;
+    }
+    void clear() {
+        if (!shown_) return;
+        std::fprintf(stderr, "\r\033[K");
+        std::fflush(stderr);
+        shown_ = false;
+    }
+
+private:
+    long long steps_;
+    bool on_;
+    bool shown_ = false;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_ = start_;
+};
 
 }  // namespace
 
@@ -160,13 +195,16 @@ int run_headless(const Options& o) {
         std::vector<std::vector<double>> stage_ms(solver->stages().size());
         Stats first;
         long long collisions = 0;
+        Progress progress(o.steps);
         for (long long k = 0; k < o.steps; ++k) {
             try {
                 step_named(*solver);
             } catch (...) {
+                progress.clear();
                 if (stats) stats->flush();  // keep every line written so far
                 throw;
             }
+            progress.update(*solver, k + 1);
             if (k == 0) first = solver->stats();
             if (stats) stats->write(*solver);
             if (usd && (k + 1) % o.export_every == 0) add_solver_frame(*usd, *solver);
@@ -175,6 +213,7 @@ int run_headless(const Options& o) {
                 stage_ms[s].push_back(solver->stage_ms()[s]);
             collisions += static_cast<long long>(solver->stats().get("collisions"));
         }
+        progress.clear();
         if (usd) usd->close();
 
         const Stats& last = solver->stats();

@@ -1,6 +1,7 @@
 #include "io/scene.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <new>
 #include <sstream>
@@ -187,6 +188,21 @@ Scene parse_scene(const std::string& text, const std::string& path,
 }
 
 Scene load_scene(const std::string& path, const std::vector<std::string>& solver_names) {
+    // Only a regular file of a scene's size: a device (/dev/zero) would be read forever, and a
+    // folder would read as empty.
+    namespace stdfs = std::filesystem;
+    std::error_code ec;
+    const stdfs::file_status st = stdfs::status(path, ec);
+    if (stdfs::exists(st) && !stdfs::is_regular_file(st))
+        throw SceneError(path + ": not a regular file (" +
+                         (stdfs::is_directory(st) ? std::string("a folder") : std::string("a device, pipe or socket")) +
+                         "; expected a scene file, JSON)");
+    if (stdfs::exists(st)) {
+        const auto bytes = stdfs::file_size(path, ec);
+        if (!ec && bytes > kMaxSceneBytes)
+            throw SceneError(path + ": " + std::to_string(bytes) + " bytes, more than a scene file holds (at most " +
+                             std::to_string(kMaxSceneBytes) + ")");
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) throw SceneError(path + ": cannot open the scene file (no such file, or not readable)");
     std::ostringstream buf;

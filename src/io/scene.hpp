@@ -4,6 +4,7 @@
 // found and what is allowed (the headless contract; the program exits with status 2).
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -30,6 +31,9 @@ struct Scene {
     std::string description;
     nlohmann::json params = nlohmann::json::object();
 };
+
+// The largest scene file read (a scene with a long vertex list is a few hundred kilobytes).
+constexpr std::uintmax_t kMaxSceneBytes = 16u << 20;
 
 // Reads and checks a scene file against the solvers in `solver_names`. Throws SceneError.
 Scene load_scene(const std::string& path, const std::vector<std::string>& solver_names);
