@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -165,3 +166,53 @@ TEST(Headless, ThreadsOptionGivesTheSameResults) {
 }
 
 }  // namespace
+
+namespace {
+
+// The file's text with its header's `doc` line (which names the command's scene path) removed.
+std::string usd_body(const std::string& path) {
+    std::string text = read_file(path);
+    const auto doc = text.find("    doc = ");
+    if (doc != std::string::npos) text.erase(doc, text.find('\n', doc) - doc);
+    return text;
+}
+
+}  // namespace
+
+// Students of the PIC-FLIP assignment type its command line; it must do what ours does.
+TEST(Headless, TheAssignmentsFlagsAreAliasesOfOurs) {
+    TempDir dir("aliases");
+    const auto ours = run_program("flip_hydrostatic --headless --backend cpu --steps 3 --set resolution=12 --export " +
+                                  (dir / "ours.usda"));
+    const auto theirs = run_program("--scene flip_hydrostatic --device cpu --num_steps 3 --set resolution=12 "
+                                    "--usd_output " + (dir / "theirs.usd"));
+    ASSERT_EQ(ours.status, 0) << ours.output;
+    ASSERT_EQ(theirs.status, 0) << theirs.output << " (--usd_output runs headless, as in the assignment)";
+    EXPECT_NE(theirs.output.find("3 steps"), std::string::npos) << theirs.output;
+    const std::string a = usd_body(dir / "ours.usda"), b = usd_body(dir / "theirs.usd");
+    ASSERT_FALSE(a.empty());
+    EXPECT_EQ(a, b) << "the same run, the same file";
+    // Warp's device name: on a machine without a GPU it is refused like --backend cuda.
+    const auto cuda = run_program("--scene euler_tutorial --device cuda:0 --num_steps 1 --headless");
+    const auto plain = run_program("euler_tutorial --backend cuda --steps 1 --headless");
+    EXPECT_EQ(cuda.status, plain.status) << cuda.output;
+    const auto other = run_program("--scene euler_tutorial --device cuda:1 --headless");
+    EXPECT_EQ(other.status, 2) << other.output;
+}
+
+// A long run on a terminal shows where it is; in a log (a pipe, a file) only the summary.
+TEST(Headless, ProgressLineOnATerminalOnly) {
+    if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no `script` to give a terminal";
+    const std::string args = "euler_tutorial --headless --steps 40";
+    const auto piped = run_program(args);
+    ASSERT_EQ(piped.status, 0) << piped.output;
+    EXPECT_EQ(piped.output.find('\r'), std::string::npos) << "no progress line in a pipe";
+    EXPECT_EQ(piped.output.find("ms/step  "), std::string::npos) << piped.output;
+    // script(1) runs the command on a pseudo-terminal.
+    const auto tty = fs_test::run_program_with_prefix(
+        "script -qec \"", args + "\" /dev/null");
+    ASSERT_EQ(tty.status, 0) << tty.output;
+    EXPECT_NE(tty.output.find("step 40/40  t = "), std::string::npos) << tty.output;
+    EXPECT_NE(tty.output.find("\r\033[K"), std::string::npos) << "the line is rewritten in place and cleared";
+    EXPECT_NE(tty.output.find("40 steps, t = "), std::string::npos) << "the summary still follows";
+}

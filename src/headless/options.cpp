@@ -141,7 +141,7 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
         o.headless = true;
     }
     for (const auto& [option, path] : {std::pair<const char*, const std::string&>{"--stats", o.stats_path},
-                                       {"--export", o.export_path},
+                                       {usd_output.empty() ? "--export" : "--usd_output", o.export_path},
                                        {"--bench-json", o.bench_json},
                                        {"--screenshot", o.screenshot_path},
                                        {"--record", o.record_path}}) {
