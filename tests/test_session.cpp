@@ -185,7 +185,7 @@ TEST(SimulationHost, SphPushedPastItsStabilityPausesExplainsAndStepsBack) {
     c.start_running = true;
     c.realtime = false;
     fs::SimulationHost host(c);
-    host.set_param("cfl", 1.0);
+    host.set_param("cfl", 2.0);
     for (int k = 0; k < 200 && host.status().running; ++k) {
         host.frame_tick();
         host.wait_idle();

@@ -10,23 +10,23 @@
 
 namespace fs {
 
-namespace {
-
-std::string num(double v) {
+std::string number_text(double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.10g", v);
     return buf;
 }
 
+namespace {
+
 std::string describe(const ParamValue& v) {
     struct {
-        std::string operator()(double d) const { return num(d); }
+        std::string operator()(double d) const { return number_text(d); }
         std::string operator()(long long i) const { return std::to_string(i); }
         std::string operator()(bool b) const { return b ? "true" : "false"; }
         std::string operator()(const std::string& s) const { return "\"" + s + "\""; }
         std::string operator()(const std::vector<double>& v) const {
             std::string s = "[";
-            for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + num(v[i]);
+            for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + number_text(v[i]);
             return s + "]";
         }
     } visitor;
@@ -35,9 +35,9 @@ std::string describe(const ParamValue& v) {
 
 std::string range_text(const ParamSpec& s) {
     const bool lo = std::isfinite(s.min), hi = std::isfinite(s.max);
-    if (lo && hi) return " in [" + num(s.min) + ", " + num(s.max) + "]";
-    if (lo) return " >= " + num(s.min);
-    if (hi) return " <= " + num(s.max);
+    if (lo && hi) return " in [" + number_text(s.min) + ", " + number_text(s.max) + "]";
+    if (lo) return " >= " + number_text(s.min);
+    if (hi) return " <= " + number_text(s.max);
     return "";
 }
 
@@ -102,7 +102,7 @@ void Param::set(const ParamValue& v) {
                 d = static_cast<double>(*q);
             else
                 refuse(describe(v));
-            if (!in_range(d)) refuse(num(d));
+            if (!in_range(d)) refuse(number_text(d));
             stored = d;
             break;
         }

@@ -143,6 +143,7 @@ struct Sums {
     double kinetic_energy = 0.0;
     dvec2 momentum{0.0, 0.0};
     double max_speed2 = 0.0;
+    double max_accel2 = 0.0;  // |a|^2 of the last accelerations stage
     double density_sum = 0.0;
     double density_max_error = -1e300;  // maxima start below any value
     double pressure_max = -1e300;
@@ -157,6 +158,7 @@ struct SumsOp {
         s.kinetic_energy = a.kinetic_energy + b.kinetic_energy;
         s.momentum = a.momentum + b.momentum;
         s.max_speed2 = a.max_speed2 > b.max_speed2 ? a.max_speed2 : b.max_speed2;
+        s.max_accel2 = a.max_accel2 > b.max_accel2 ? a.max_accel2 : b.max_accel2;
         s.density_sum = a.density_sum + b.density_sum;
         s.density_max_error = a.density_max_error > b.density_max_error ? a.density_max_error : b.density_max_error;
         s.pressure_max = a.pressure_max > b.pressure_max ? a.pressure_max : b.pressure_max;

@@ -267,6 +267,7 @@ public:
         auto rho = density_.cview();
         auto p = pressure_.cview();
         auto count = neighbors_.cview();
+        auto acc = acc_.cview();
         const double m = c.mass, rho0 = c.rho0;
         return exec_.transform_reduce(
             size(), Sums{},
@@ -279,6 +280,7 @@ public:
                 s.kinetic_energy = 0.5 * m * v2;
                 s.momentum = m * v;
                 s.max_speed2 = v2;
+                s.max_accel2 = acc[i].x * acc[i].x + acc[i].y * acc[i].y;
                 s.density_sum = rho[i];
                 s.density_max_error = (rho[i] - rho0) / rho0;
                 s.pressure_max = p[i];

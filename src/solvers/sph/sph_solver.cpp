@@ -72,7 +72,8 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
                   "pressure at its bottom."},
                  {"assignment", "pressure_mirroring"}, &s_.boundary_model);
     r.add_int({"boundary_layers", "Wall layers", "Boundary", "",
-               "Layers of wall particles (seed 003: three cover the kernel support).", 0, 10, false, true},
+               "Layers of wall particles: at least the kernel's support in spacings (seed 003: three, "
+               "for a support of 2 spacings); 0 for no walls at all (a free blob).", 0, 10, false, true},
               &s_.boundary_layers);
     r.add_real({"barrier_length", "Barrier length", "Barrier", "m",
                 "Length of the barrier (three layers of boundary particles); 0 for none.", 0, 100, false, true},
@@ -87,7 +88,10 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
                 "How fast Q/E turn the barrier while held.", 0, 3600},
                &s_.barrier_rotation_rate);
     r.add_real({"cfl", "CFL number", "Time", "",
-                "dt = cfl * h / (c_s + max speed), at most max_dt.", 0.01, 1.0},
+                "Particle spacings a sound wave (plus the fastest particle) may cross per step: "
+                "dt = cfl * spacing / (c_s + max speed), also dt <= 0.25 sqrt(h / |a|max) (Monaghan) "
+                "and dt <= max_dt.",
+                0.01, 2.0},
                &s_.cfl);
     r.add_real({"max_dt", "Largest time step", "Time", "s", "Upper bound of dt.", 1e-7, 0.1}, &s_.max_dt);
     r.add_real({"stiffness", "Stiffness B", "Diagnostics", "Pa", "B = rho0 c_s^2 / gamma.", 0, 1e300, true},
@@ -200,6 +204,14 @@ void SphSolver::do_reset() {
     const double dx = s_.spacing;
     const double W = s_.domain_size[0], H = s_.domain_size[1];
     const long long layers = s_.boundary_layers;
+    // A fluid particle next to a wall must find wall particles across its whole support, or it
+    // leaks out where the kernel reaches past the last layer (seed 003, 2.4: three layers for the
+    // support of two spacings it uses).
+    const auto needed = static_cast<long long>(std::ceil(s_.support_factor - 1e-9));
+    if (layers > 0 && layers < needed)
+        throw ParamError("boundary_layers: " + std::to_string(layers) + " layer(s) do not cover the kernel's support of " +
+                         number_text(s_.support_factor) + " spacings (support_factor); allowed: " +
+                         std::to_string(needed) + " to 10, or 0 for no walls");
     // Refused before seeding (memory_budget.hpp): the blocks' particles, the walls' and the
     // barrier's, each about 320 bytes (state, sort copies, host copy) plus the neighbour list's
     // 1.6 pi (h / spacing)^2 ints.
@@ -287,6 +299,7 @@ void SphSolver::do_reset() {
         }
     for (const dvec2& o : barrier) add(centre + dvec2(ca * o.x - sa * o.y, sa * o.x + ca * o.y), kBarrier, o);
     s_.n_fluid = fluid;
+    last_max_accel_ = 0.0;
     last_max_speed_ = std::sqrt(s_.initial_velocity[0] * s_.initial_velocity[0] +
                                 s_.initial_velocity[1] * s_.initial_velocity[1]) +
                       std::sqrt(2.0) * s_.velocity_noise;
@@ -299,9 +312,14 @@ std::vector<std::pair<int, int>> SphSolver::neighbor_pairs(bool grid) {
 
 void SphSolver::run_stage(int index) {
     if (index == 0) {
-        // The CFL condition on c_s and the fastest particle of the last step (seed 003 leaves dt
-        // to the user): dt = cfl h / (c_s + max speed).
-        dt_ = std::min(s_.max_dt, s_.cfl * support_radius() / (s_.speed_of_sound + last_max_speed_));
+        // seed 003 leaves dt to the user. Monaghan 1992 (Annu. Rev. Astron. Astrophys. 30, time
+        // stepping): a CFL condition on c_s and the fastest particle, and a force condition
+        // dt <= 0.25 sqrt(h / |a|), h the smoothing length (half the cubic spline's support),
+        // both with the speed and acceleration of the last step (no host round trip inside a
+        // step). The CFL number counts particle spacings, the length a student sees.
+        dt_ = std::min(s_.max_dt, s_.cfl * s_.spacing / (s_.speed_of_sound + last_max_speed_));
+        if (last_max_accel_ > 0.0)
+            dt_ = std::min(dt_, 0.25 * std::sqrt(0.5 * support_radius() / last_max_accel_));
     }
     Config c = config();
     s_.stiffness = c.B;
@@ -322,6 +340,7 @@ double SphSolver::finish_step(Stats& out) {
                               " m/s exceeds twice the speed of sound " + std::to_string(s_.speed_of_sound) +
                               " m/s (raise speed_of_sound, lower cfl)");
     last_max_speed_ = max_speed;
+    last_max_accel_ = std::sqrt(s.max_accel2);
     s_.time_step = dt_;
     const double fluid = static_cast<double>(std::max<long long>(s.fluid, 1));
     out.set("kinetic_energy", s.kinetic_energy);

@@ -29,7 +29,7 @@ struct Settings {
     bool clamp_density = true;
     double gravity = 9.81;
     double gravity_direction[2] = {0.0, -1.0};
-    double cfl = 0.4;
+    double cfl = 0.8;                           // particle spacings per step
     double max_dt = 1e-3;
     double barrier_length = 0.0;               // 0: no barrier
     double barrier_center[2] = {0.5, 0.4};
@@ -65,8 +65,14 @@ protected:
     void do_reset() override;
     void run_stage(int index) override;
     double finish_step(Stats& out) override;
-    void save_extra(std::vector<char>& out) const override { blob::put(out, last_max_speed_); }
-    void load_extra(const std::vector<char>& in, std::size_t& at) override { blob::get(in, at, last_max_speed_); }
+    void save_extra(std::vector<char>& out) const override {
+        blob::put(out, last_max_speed_);
+        blob::put(out, last_max_accel_);
+    }
+    void load_extra(const std::vector<char>& in, std::size_t& at) override {
+        blob::get(in, at, last_max_speed_);
+        blob::get(in, at, last_max_accel_);
+    }
 
 private:
     Config config() const;
@@ -74,6 +80,7 @@ private:
     Settings s_;
     double dt_ = 1e-4;         // the time step of the step in progress
     double last_max_speed_ = 0.0;
+    double last_max_accel_ = 0.0;  // of the fluid, for the force condition on dt
 };
 
 }  // namespace fs::sph
