@@ -19,10 +19,10 @@ int main(int argc, char** argv) {
     if (o.list_params) return fs::list_params(o);
     if (o.bench) return fs::run_bench(o);
     if (o.headless) {
-        if (!o.screenshot_path.empty() || !o.record_path.empty() || !o.keys.empty() || o.seconds > 0) {
+        if (!o.screenshot_path.empty() || !o.record_path.empty() || o.video || !o.keys.empty() || o.seconds > 0) {
             std::fprintf(stderr,
-                         "fluid-sandbox: --screenshot, --record, --keys and --seconds need the window; allowed "
-                         "with --headless: --stats, --export\n");
+                         "fluid-sandbox: --screenshot, --record, --video, --keys and --seconds need the window; "
+                         "allowed with --headless: --stats, --export\n");
             return fs::kExitBadInput;
         }
         return fs::run_headless(o);

@@ -1,10 +1,17 @@
 // The desktop window under Xvfb (Mesa's software OpenGL): it opens the default scene, draws
-// particles, answers keys from a script, records video. Each test runs the real program.
+// particles, answers keys from a script, records video, and says what to do without a display.
+// Each test runs the real program.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <set>
+#include <sstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -68,17 +75,67 @@ TEST(Window, KeyDTurnsGravityToTheRight) {
     EXPECT_NEAR(change(last, 1), 0.0, 1e-6 * per_step);
 }
 
+// One time sample of a USD attribute written by --export: "F: [v, v, ...]" (tuples flattened).
+std::vector<double> usd_sample(const std::string& text, const std::string& attribute, const std::string& frame) {
+    const auto block = text.find(attribute + ".timeSamples = {");
+    const auto at = text.find("\n            " + frame + ": [", block);
+    std::vector<double> out;
+    if (block == std::string::npos || at == std::string::npos) return out;
+    std::string line = text.substr(at, text.find('\n', at + 1) - at);
+    line = line.substr(line.find('[') + 1);
+    for (char& c : line)
+        if (c == '(' || c == ')' || c == ',' || c == ']') c = ' ';
+    std::istringstream in(line);
+    for (double v; in >> v;) out.push_back(v);
+    return out;
+}
+
 TEST(Window, QRotatesTheBarrierInTheSphScene) {
     // Q held for 30 frames of a key script (1/30 s each): +45 degrees at 45 deg/s.
     TempDir dir("barrier");
-    const std::string stats = dir / "s.jsonl";
-    const auto r = run_window("sph_barrier --size 800x600 --step-per-frame --keys 'Q*30 +3' --stats " + stats);
+    const std::string stats = dir / "s.jsonl", usd = dir / "p.usda";
+    const auto r = run_window("sph_barrier --size 800x600 --step-per-frame --keys 'Q*30 +3' --stats " + stats +
+                              " --export " + usd);
     ASSERT_EQ(r.status, 0) << r.output;
     std::ifstream in(stats);
     std::string line, last;
-    while (std::getline(in, line)) last = line;
+    long long steps = 0;
+    while (std::getline(in, line)) {
+        last = line;
+        ++steps;
+    }
     ASSERT_FALSE(last.empty());
     EXPECT_NEAR(nlohmann::json::parse(last)["barrier_angle"].get<double>(), 30.0 + 45.0, 1e-9);
+
+    // The barrier itself turned: the particles that filled its rectangle at the start (centre
+    // (0.7, 0.3), 0.3 m long, 3 layers of 0.01 m, at 30 degrees) now stand where turning them
+    // by 45 degrees about the centre takes them. Particles change places in memory: ids say who.
+    std::ifstream file(usd);
+    const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    const auto p0 = usd_sample(text, "point3f[] points", "0");
+    const auto id0 = usd_sample(text, "int64[] ids", "0");
+    const auto p1 = usd_sample(text, "point3f[] points", std::to_string(steps));
+    const auto id1 = usd_sample(text, "int64[] ids", std::to_string(steps));
+    ASSERT_EQ(p0.size(), 3 * id0.size());
+    ASSERT_EQ(p1.size(), 3 * id1.size());
+    std::map<long long, std::size_t> at_end;
+    for (std::size_t k = 0; k < id1.size(); ++k) at_end[static_cast<long long>(id1[k])] = k;
+    const double pi = std::acos(-1.0), cx = 0.7, cy = 0.3;
+    const double a0 = 30.0 * pi / 180.0, turn = 45.0 * pi / 180.0;
+    int barrier = 0;
+    double worst = 0.0;
+    for (std::size_t k = 0; k < id0.size(); ++k) {
+        const double x = p0[3 * k] - cx, y = p0[3 * k + 1] - cy;
+        const double along = std::cos(a0) * x + std::sin(a0) * y, across = -std::sin(a0) * x + std::cos(a0) * y;
+        if (std::abs(along) > 0.16 || std::abs(across) > 0.016) continue;
+        ++barrier;
+        const std::size_t e = at_end.at(static_cast<long long>(id0[k]));
+        const double ex = cx + std::cos(turn) * x - std::sin(turn) * y;
+        const double ey = cy + std::sin(turn) * x + std::cos(turn) * y;
+        worst = std::max(worst, std::hypot(p1[3 * e] - ex, p1[3 * e + 1] - ey));
+    }
+    EXPECT_GE(barrier, 90) << "the barrier's particles were not found where the scene puts them";
+    EXPECT_LT(worst, 1e-4) << "the barrier's particles did not turn by 45 degrees";
 }
 
 TEST(Window, RecordsGifAndMp4) {
@@ -96,6 +153,39 @@ TEST(Window, RecordsGifAndMp4) {
         else
             EXPECT_EQ(head.substr(4, 4), "ftyp");
     }
+}
+
+TEST(Window, VideoRecordsAnMp4AndAGifBesideTheWorkingDirectory) {
+    TempDir dir("video");
+    const std::string in_dir = "cd " + dir.path.string() + " && xvfb-run -a -s '-screen 0 1600x1000x24'";
+    const auto r = fs_test::run_program_with_prefix(in_dir, "--size 640x400 --frames 15 --video");
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::vector<std::filesystem::path> videos;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path)) videos.push_back(e.path());
+    std::sort(videos.begin(), videos.end());
+    ASSERT_EQ(videos.size(), 2u) << r.output;
+    EXPECT_EQ(videos[0].extension(), ".gif");
+    EXPECT_EQ(videos[1].extension(), ".mp4");
+    EXPECT_EQ(videos[0].stem(), videos[1].stem());
+    EXPECT_EQ(videos[0].filename().string().rfind("video-", 0), 0u);
+    for (const auto& v : videos) {
+        EXPECT_GT(std::filesystem::file_size(v), 0u) << v;
+        EXPECT_NE(r.output.find(v.filename().string()), std::string::npos) << "the path is not printed:\n" << r.output;
+    }
+    // A second run in the same second does not overwrite them.
+    const auto again = fs_test::run_program_with_prefix(in_dir, "--size 640x400 --frames 2 --video");
+    ASSERT_EQ(again.status, 0) << again.output;
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path), std::filesystem::directory_iterator()), 4);
+}
+
+TEST(Window, WithoutADisplaySaysHowToRunAndExits2) {
+    const auto r = fs_test::run_program_with_prefix(
+        "env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER timeout 60", "--frames 2");
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_EQ(fs_test::count_lines(r.output), 1) << r.output;
+    EXPECT_NE(r.output.find("no display"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--headless"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("xvfb-run -a"), std::string::npos) << r.output;
 }
 
 TEST(Window, BadKeyScriptIsBadInput) {

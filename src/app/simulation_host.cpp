@@ -1,3 +1,5 @@
+// SimulationHost: the simulation thread and its command queue, frame pacing, the stats history
+// and the status the window reads; frames and the safety net are their own classes.
 #include "app/simulation_host.hpp"
 
 #include <chrono>
@@ -6,7 +8,6 @@
 #include <limits>
 #include <fstream>
 
-#include "core/memory.hpp"
 #include "io/stats_writer.hpp"
 #include "io/usd_writer.hpp"
 #include "solvers/solvers.hpp"
@@ -64,7 +65,7 @@ std::unique_ptr<Solver> SimulationHost::build(const std::string& path,
                                               Scene& scene) const {
     scene = fs::load_scene(path, solver_names());
     // After a GPU failure new scenes open on the CPU.
-    const Backend backend = device_lost_ ? Backend::Cpu : solver_ ? solver_->backend() : initial_backend_;
+    const Backend backend = safety_.device_lost() ? Backend::Cpu : solver_ ? solver_->backend() : initial_backend_;
     auto solver = find_solver_kind(scene.solver)->make(backend);
     apply_scene_params(*solver, scene, sets);
     try {
@@ -78,17 +79,17 @@ std::unique_ptr<Solver> SimulationHost::build(const std::string& path,
 void SimulationHost::adopt(std::unique_ptr<Solver> solver, Scene scene) {
     solver_ = std::move(solver);
     scene_ = std::move(scene);
-    rewind_.clear();
-    device_lost_ = false;
+    safety_.start_over();
     {
         std::lock_guard lock(mutex_);
         barrier_target_.reset();
     }
     meta_ = describe(solver_->params());
     // Keep the colour field when the new solver has it, else its speed (or first scalar).
+    std::string& color_field = frames_.contents.color_field;
     bool found = false;
-    for (const auto& f : solver_->fields()) found |= f.name == color_field_;
-    if (!found) color_field_ = "speed";
+    for (const auto& f : solver_->fields()) found |= f.name == color_field;
+    if (!found) color_field = "speed";
     std::lock_guard lock(mutex_);
     history_ = {};
 }
@@ -124,10 +125,10 @@ void SimulationHost::load_scene(const std::string& path) {
 
 void SimulationHost::reset() {
     post([this] {
-        if (refuse_while_device_lost("Reset")) return;
+        if (safety_.refuse_while_device_lost("Reset")) return;
         try {
             solver_->reset();
-            rewind_.clear();
+            safety_.clear();
             std::lock_guard lock(mutex_);
             history_ = {};
         } catch (const ParamError& e) {
@@ -211,7 +212,7 @@ void SimulationHost::set_param_text(const std::string& name, const std::string& 
 
 void SimulationHost::set_backend(Backend b) {
     post([this, b] {
-        if (device_lost_) {
+        if (safety_.device_lost()) {
             if (b == Backend::Cpu) {
                 continue_on_cpu();
             } else {
@@ -231,7 +232,7 @@ void SimulationHost::set_backend(Backend b) {
             if (b == Backend::Cuda)
                 fail(std::string("moving to the GPU failed: ") + e.what() + "; the simulation stays on the CPU");
             else
-                lose_device(std::string("moving to the CPU failed: ") + e.what());
+                safety_.lose_device(std::string("moving to the CPU failed: ") + e.what());
         } catch (const std::exception& e) {
             fail(std::string("switching backend: ") + e.what());
         }
@@ -240,22 +241,9 @@ void SimulationHost::set_backend(Backend b) {
 
 void SimulationHost::continue_on_cpu() {
     try {
-        // The same solver, built again on the CPU with the current parameters; then the last
-        // state kept on the host. Nothing is read back from the GPU.
-        auto fresh = find_solver_kind(scene_.solver)->make(Backend::Cpu);
-        for (const auto& p : solver_->params().all())
-            if (!p->spec().read_only) fresh->params().at(p->name()).set_json(p->to_json());
-        fresh->reset();
-        std::string from = "from the start: no earlier state was kept (rewind depth 0)";
-        if (!rewind_.empty()) {
-            fresh->restore(rewind_.back());
-            rewind_.pop_back();
-            from = "from step " + std::to_string(fresh->step_count()) + ", the last good state";
-        }
-        solver_ = std::move(fresh);  // frees what the old one held on the GPU, errors ignored
-        device_lost_ = false;
+        const std::string message = safety_.continue_on_cpu(solver_, scene_.solver);
         std::lock_guard lock(mutex_);
-        status_.message = "continued on the CPU " + from;
+        status_.message = message;
     } catch (const std::exception& e) {
         fail(std::string("continuing on the CPU failed: ") + e.what());
     }
@@ -294,35 +282,28 @@ bool SimulationHost::rotate_barrier(double direction, double seconds) {
 }
 
 void SimulationHost::set_color_field(const std::string& name) {
-    post([this, name] { color_field_ = name; });
+    post([this, name] { frames_.contents.color_field = name; });
 }
 
 void SimulationHost::step_back() {
     set_running(false);
-    post([this] {
-        if (rewind_.empty() || refuse_while_device_lost("Step back")) return;
-        solver_->restore(rewind_.back());
-        rewind_.pop_back();
-    });
+    post([this] { safety_.step_back(*solver_); });
 }
 
 void SimulationHost::set_rewind_depth(int steps) {
-    post([this, steps] {
-        rewind_depth_ = std::max(0, steps);
-        while (static_cast<int>(rewind_.size()) > rewind_depth_) rewind_.pop_front();
-    });
+    post([this, steps] { safety_.set_depth(steps); });
 }
 
 void SimulationHost::set_cell_overlay(bool on) {
-    post([this, on] { cell_overlay_ = on; });
+    post([this, on] { frames_.contents.cell_overlay = on; });
 }
 
 void SimulationHost::set_velocity_overlay(bool on) {
-    post([this, on] { velocity_overlay_ = on; });
+    post([this, on] { frames_.contents.velocity_overlay = on; });
 }
 
 void SimulationHost::set_device_frames(bool on) {
-    post([this, on] { device_frames_ = on; });
+    post([this, on] { frames_.contents.device_frames = on; });
 }
 
 void SimulationHost::save_scene(const std::string& path) {
@@ -339,7 +320,7 @@ void SimulationHost::save_scene(const std::string& path) {
 
 void SimulationHost::start_export(const std::string& path, long long every) {
     post([this, path, every] {
-        if (refuse_while_device_lost("Export")) return;
+        if (safety_.refuse_while_device_lost("Export")) return;
         try {
             if (usd_) usd_->close();
             usd_ = std::make_unique<UsdPointsWriter>(path, "fluid-sandbox " + scene_.path);
@@ -373,7 +354,7 @@ void SimulationHost::stop_export() {
 
 void SimulationHost::with_solver(std::function<void(Solver&)> f) {
     post([this, f = std::move(f)] {
-        if (refuse_while_device_lost("This action")) return;
+        if (safety_.refuse_while_device_lost("This action")) return;
         try {
             f(*solver_);
         } catch (const std::exception& e) {
@@ -404,93 +385,22 @@ void SimulationHost::wait_idle() {
     });
 }
 
-namespace {
-// What usually cures a blow-up of each solver, for the pause message.
-std::string suggestion(std::string_view kind) {
-    // dt follows the speed of sound (CFL), so a stiffer fluid is slower, not less stable.
-    if (kind == "sph") return " (try a smaller CFL number or largest time step, or more viscosity)";
-    if (kind == "flip") return " (try a smaller CFL number or time step, or more pressure iterations)";
-    if (kind == "euler") return " (try a smaller tau or less gravity)";
-    if (kind == "vortex") return " (try a smaller time step, thicker cores, some viscosity, or remeshing)";
-    return "";
-}
-}  // namespace
-
 void SimulationHost::fail(const std::string& what, bool pause) {
     std::lock_guard lock(mutex_);
     if (pause) running_ = false;
     status_.error = what;
     status_.error_paused = pause;
+    status_.device_lost = safety_.device_lost();
     ++status_.error_serial;
 }
 
-void SimulationHost::lose_device(const std::string& what) {
-    device_lost_ = true;
-    std::string message = "CUDA: " + what + "; the state on the GPU is lost. ";
-    if (rewind_.empty())
-        message += "Continue on CPU starts the scene again on the CPU (no earlier state was kept).";
-    else
-        message += "Continue on CPU goes on from step " + std::to_string(rewind_.back().steps) +
-                   ", the last good state.";
-    fail(message);
-    std::lock_guard lock(mutex_);
-    status_.device_lost = true;
-}
-
-bool SimulationHost::refuse_while_device_lost(const char* command) {
-    if (!device_lost_) return false;
-    fail(std::string(command) + " needs the simulation's state, which was lost with the GPU: choose Continue "
-         "on CPU (or open a scene) first");
-    return true;
-}
-
-bool SimulationHost::checkpoint_due() const {
-    // On the GPU a checkpoint is a download of the whole state (with 4 M FLIP particles about as
-    // long as a step). While running there, one is kept every k steps, k chosen so that keeping
-    // them costs at most a tenth of the stepping; stepping by hand keeps every one. On the CPU
-    // a checkpoint is a copy in memory, and every step keeps one.
-    if (solver_->backend() != Backend::Cuda || rewind_.empty()) return true;
+bool SimulationHost::guarded(const std::function<void()>& advance) {
+    bool running = false;
     {
         std::lock_guard lock(mutex_);
-        if (!running_) return true;
+        running = running_;
     }
-    const double step = std::max(solver_->step_ms(), 1e-3);
-    const int every = static_cast<int>(std::clamp(std::ceil(checkpoint_ms_ / (0.1 * step)), 1.0, 1000.0));
-    return steps_since_checkpoint_ >= every;
-}
-
-bool SimulationHost::guarded(const std::function<void()>& advance) {
-    if (refuse_while_device_lost("Stepping")) return false;
-    // The state before a step: where the window returns when the step fails, and what Step
-    // back goes to.
-    if (solver_->next_stage() == 0 && rewind_depth_ > 0 && checkpoint_due()) {
-        if (static_cast<int>(rewind_.size()) >= rewind_depth_) rewind_.pop_front();
-        const auto t0 = std::chrono::steady_clock::now();
-        rewind_.push_back(solver_->checkpoint());
-        checkpoint_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        steps_since_checkpoint_ = 0;
-    }
-    ++steps_since_checkpoint_;
-    try {
-        advance();
-        return true;
-    } catch (const CudaError& e) {
-        // Nothing more is read from or written to the GPU: the checkpoint taken above is the
-        // last good state, kept for continue_on_cpu().
-        lose_device(std::string(e.what()) + " (in step " + std::to_string(solver_->step_count() + 1) + ")");
-        return false;
-    } catch (const std::exception& e) {
-        const bool diverged = dynamic_cast<const SimulationError*>(&e) != nullptr;
-        std::string what = (diverged ? "simulation failed: " : "") + std::string(e.what());
-        if (!rewind_.empty()) {
-            solver_->restore(rewind_.back());
-            rewind_.pop_back();
-            what += "; paused at step " + std::to_string(solver_->step_count()) + ", the last good state";
-            if (diverged) what += suggestion(solver_->kind());
-        }
-        fail(what);
-        return false;
-    }
+    return safety_.guarded(*solver_, running, advance);
 }
 
 void SimulationHost::step_once() {
@@ -563,101 +473,24 @@ void SimulationHost::run() {
 }
 
 void SimulationHost::publish() {
-    FrameData frame;
-    bool have_frame = false;
-    if (!device_lost_) {
+    if (!safety_.device_lost()) {
         try {
-            read_frame(frame);
-            have_frame = true;
+            frames_.publish(*solver_);
         } catch (const CudaError& e) {
-            lose_device(std::string("reading the particles back: ") + e.what());
+            safety_.lose_device(std::string("reading the particles back: ") + e.what());
         }
     }
-
     std::lock_guard lock(mutex_);
-    if (have_frame) {
-        frame.version = frame_.version + 1;
-        if (frame.on_device) front_ = 1 - front_;  // read_frame packed the back one
-        frame_ = std::move(frame);
-    }
     publish_status();
 }
 
-void SimulationHost::read_frame(FrameData& frame) {
-    frame.dimension = solver_->dimension();
-    frame.count = solver_->particle_count();
-    frame.radius = solver_->particle_radius();
-    solver_->domain(frame.lo, frame.hi);
-    frame.obstacles = solver_->obstacles();
-    frame.color_field = color_field_;
-    if (cell_overlay_ && solver_->has_cell_grid()) solver_->cell_grid(frame.cells);
-    const std::size_t n = static_cast<std::size_t>(frame.count);
-    const Backend backend = solver_->backend();
-    bool has_kind = false;  // solvers with a "kind" field: 0 is fluid, the rest is drawn grey
-    for (const auto& f : solver_->fields()) has_kind |= f.name == "kind";
-
-    // CUDA with interop: packed on the device (frame_pack.hpp), for copy_device_frame.
-    if (backend == Backend::Cuda && device_frames_) {
-        const auto position = solver_->field_view("position");
-        const auto color = solver_->field_view(color_field_);
-        const auto kind = solver_->field_view("kind");
-        if (position && color && (kind || !has_kind)) {
-            DeviceFrame& back = device_frame_[1 - front_];
-            back.xyz.resize(3 * n);
-            back.scalar.resize(n);
-            pack_positions(backend, *position, back.xyz.data());
-            back.range = pack_scalar(backend, *color, kind ? &*kind : nullptr, back.scalar.data());
-            back.count = frame.count;
-            frame.range = back.range;
-            frame.on_device = true;
-        }
-    }
-
-    // Otherwise into the frame's host arrays, by the same kernels on the CPU: from the solver's
-    // own arrays on the CPU backend, else from host copies (CUDA without interop, and fields that
-    // are not one array each, such as the vortex solver's vortons-then-tracers).
-    std::vector<double> copies[4];
-    auto on_host = [&](const std::string& name, std::vector<double>& copy) {
-        if (backend == Backend::Cpu)
-            if (auto view = solver_->field_view(name)) return *view;
-        int components = 1;
-        for (const auto& f : solver_->fields())
-            if (f.name == name) components = f.components;
-        solver_->read_field(name, copy);
-        return f64_view(copy.data(), frame.count, components);
-    };
-    if (!frame.on_device) {
-        frame.position.resize(3 * n);
-        frame.scalar.resize(n);
-        pack_positions(Backend::Cpu, on_host("position", copies[0]), frame.position.data());
-        const FieldView color = on_host(color_field_, copies[1]);
-        const FieldView kind = has_kind ? on_host("kind", copies[2]) : FieldView{};
-        frame.range = pack_scalar(Backend::Cpu, color, has_kind ? &kind : nullptr, frame.scalar.data());
-    }
-    if (velocity_overlay_) {  // the vectors are drawn from host arrays on every path
-        if (frame.position.empty()) {
-            frame.position.resize(3 * n);
-            pack_positions(Backend::Cpu, on_host("position", copies[0]), frame.position.data());
-        }
-        frame.velocity.resize(3 * n);
-        pack_positions(Backend::Cpu, on_host("velocity", copies[3]), frame.velocity.data());
-    }
-}
-
 int SimulationHost::copy_device_frame(float* xyz, float* scalar, int capacity, ScalarRange& range) const {
-    std::lock_guard lock(mutex_);
-    const DeviceFrame& f = device_frame_[front_];
-    if (!frame_.on_device || f.count > capacity || f.count == 0) return 0;
-    // Device to device, on the stream the simulation's kernels use: after the packing kernels.
-    mem_copy(xyz, MemorySpace::Device, f.xyz.data(), MemorySpace::Device, 3 * sizeof(float) * static_cast<std::size_t>(f.count));
-    mem_copy(scalar, MemorySpace::Device, f.scalar.data(), MemorySpace::Device, sizeof(float) * static_cast<std::size_t>(f.count));
-    range = f.range;
-    return f.count;
+    return frames_.copy_device_frame(xyz, scalar, capacity, range);
 }
 
 void SimulationHost::publish_status() {
     SimStatus& s = status_;
-    s.device_lost = device_lost_;
+    s.device_lost = safety_.device_lost();
     s.scene_path = scene_.path;
     s.scene_title = scene_.title;
     s.scene_description = scene_.description;
@@ -672,7 +505,7 @@ void SimulationHost::publish_status() {
     s.stages = solver_->stages();
     s.fields = solver_->fields();
     s.has_cells = solver_->has_cell_grid();
-    s.rewind_steps = static_cast<int>(rewind_.size());
+    s.rewind_steps = safety_.kept();
     s.stage_ms = solver_->stage_ms();
     s.step_ms = solver_->step_ms();
     s.stats = solver_->stats();
@@ -697,10 +530,7 @@ StatsHistory SimulationHost::history() const {
 }
 
 bool SimulationHost::take_frame(FrameData& out) const {
-    std::lock_guard lock(mutex_);
-    if (frame_.version == out.version) return false;
-    out = frame_;
-    return true;
+    return frames_.take(out);
 }
 
 }  // namespace fs

@@ -18,9 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/frame_publisher.hpp"
 #include "app/realtime_pacer.hpp"
-#include "core/buffer.hpp"
-#include "core/frame_pack.hpp"
+#include "app/safety_net.hpp"
 #include "core/params.hpp"
 #include "core/solver.hpp"
 #include "io/scene.hpp"
@@ -37,25 +37,6 @@ struct ParamMeta {
     ParamType type = ParamType::Real;
     std::vector<std::string> choices;
     int components = 1;
-};
-
-// What the window draws: particles as floats, 3 coordinates each (z = 0 in 2D).
-struct FrameData {
-    std::uint64_t version = 0;  // increases with every publication
-    int dimension = 2;
-    int count = 0;
-    // On the CUDA backend with device frames on, the particles stay on the GPU: position and
-    // scalar are empty and SimulationHost::copy_device_frame hands them to OpenGL.
-    bool on_device = false;
-    std::vector<float> position;  // 3 per particle
-    std::vector<float> velocity;  // 3 per particle, while the velocity overlay is on
-    std::vector<float> scalar;    // the colour field, 1 per particle (NaN: boundary particles)
-    ScalarRange range;            // of the finite scalar values
-    std::string color_field;
-    double radius = 0.005;
-    double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 0};
-    std::vector<Obstacle> obstacles;
-    CellGrid cells;  // filled while the cell overlay is on and the solver has a grid
 };
 
 struct SimStatus {
@@ -168,19 +149,14 @@ private:
     void run();
     void post(std::function<void()> command);
     void step_once();
-    // Runs a step (or stage); on failure goes back to the state before it, pauses, reports.
+    // Runs a step (or stage) under the safety net.
     bool guarded(const std::function<void()>& advance);
-    // Reads the particles to draw (may throw CudaError), then publishes them with the status.
+    // Reads the particles to draw, then publishes them with the status.
     void publish();
-    void read_frame(FrameData& frame);
     void publish_status();  // with mutex_ held
     // Reports a failure; `pause` stops the simulation (a refused scene does not: the current
     // one keeps running).
     void fail(const std::string& what, bool pause = true);
-    // A CUDA call failed: pause, report, and stop touching the solver's device state.
-    void lose_device(const std::string& what);
-    // Refuses a command while the device is lost (reports it); returns whether it refused.
-    bool refuse_while_device_lost(const char* command);
     void continue_on_cpu();
     void adopt(std::unique_ptr<Solver> solver, Scene scene);
     std::unique_ptr<Solver> build(const std::string& path, const std::vector<std::string>& sets,
@@ -193,28 +169,10 @@ private:
     std::unique_ptr<StatsWriter> stats_writer_;
     std::unique_ptr<UsdPointsWriter> usd_;
     long long export_every_ = 1;
-    std::string color_field_ = "speed";
-    bool cell_overlay_ = false;
-    bool velocity_overlay_ = false;
-    bool device_frames_ = false;
-    // Device frames, double-buffered: the simulation thread packs into the back one, then (under
-    // mutex_) makes it the front one that copy_device_frame reads.
-    struct DeviceFrame {
-        Buffer<float> xyz{MemorySpace::Device}, scalar{MemorySpace::Device};
-        int count = 0;
-        ScalarRange range;
-    };
-    DeviceFrame device_frame_[2];
-    int front_ = 0;
-    // The rewind buffer: the states before the last few steps, oldest first (the last one is
-    // where a failed step returns to).
-    std::deque<Solver::Checkpoint> rewind_;
-    int rewind_depth_ = 8;
-    double checkpoint_ms_ = 0.0;      // what the last checkpoint took
-    int steps_since_checkpoint_ = 0;
-    bool checkpoint_due() const;
+    SafetyNet safety_{[this](const std::string& what) { fail(what); }};
     std::shared_ptr<const std::vector<ParamMeta>> meta_;
-    bool device_lost_ = false;  // mirrored in status_.device_lost
+
+    FramePublisher frames_;  // its contents: simulation thread only; the frames: under its lock
 
     // Shared, under mutex_.
     mutable std::mutex mutex_;
@@ -234,7 +192,6 @@ private:
     std::optional<double> barrier_target_;  // the angle Q/E last asked for
     SimStatus status_;
     StatsHistory history_;
-    FrameData frame_;
 
     RealTimePacer pacer_;  // worker thread only
 

@@ -12,6 +12,10 @@ std::optional<Backend> backend_from_string(std::string_view s) {
     return std::nullopt;
 }
 
+std::string cuda_setup_message(std::string_view what) {
+    return "CUDA, setting up the scene: " + std::string(what) + "; allowed: --backend cpu";
+}
+
 int cpu_threads() { return omp_get_max_threads(); }
 void set_cpu_threads(int n) { omp_set_num_threads(n); }
 

@@ -31,6 +31,10 @@ struct CudaStatus {
 // Queried once and cached; never throws.
 const CudaStatus& cuda_status();
 
+// The one line for a GPU that failed while the first scene was being set up (exit status 2, like
+// other set-up problems): what failed, and the backend allowed instead.
+std::string cuda_setup_message(std::string_view what);
+
 // OpenMP threads used by the CPU backend (the whole process).
 int cpu_threads();
 void set_cpu_threads(int n);

@@ -93,9 +93,13 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
                    "Desktop window: close after S seconds of wall time (a key script then runs until "
                    "then; with --screenshot: take it then)")
         ->check(CLI::Range(0.001, 1e9));
-    app.add_option("--record", o.record_path,
-                   "Desktop window: record FILE.mp4 or FILE.gif from the start (until --frames, V, "
-                   "Esc or closing the window)");
+    auto* record = app.add_option("--record", o.record_path,
+                                  "Desktop window: record FILE.mp4 or FILE.gif from the start (until --frames, "
+                                  "V, Esc or closing the window)");
+    app.add_flag("--video", o.video,
+                 "Desktop window: record video-DATE-TIME.mp4 and .gif in the working directory from the "
+                 "start (until --frames, V, Esc or closing the window) and print their names")
+        ->excludes(record);
     app.add_option("--keys", o.keys,
                    "Desktop window: a key script, e.g. \"D +30 Q*10 F12\" (a key per frame; +N waits N "
                    "frames; KEY*N holds it N frames, each counted as 1/30 s); the window closes when "

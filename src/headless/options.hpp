@@ -29,6 +29,7 @@ struct Options {
     long long frames = 0;  // window: close after this many frames (0: when the user closes it)
     double seconds = 0.0;  // window: close after this many seconds of wall time (0: no limit)
     std::string record_path;
+    bool video = false;  // window: record an MP4 and a GIF of the run (the WCSPH assignment's flag)
     std::string keys;  // a key script for the window (tests, demos)
     bool fixed_steps = false;  // window: one step per frame instead of real time (reproducible scripts)
     int width = 1440, height = 900;

@@ -57,7 +57,7 @@ int guarded(const Body& body) {
     try {
         return body();
     } catch (const CudaSetupError& e) {
-        std::cerr << "fluid-sandbox: CUDA, setting up the scene: " << e.what() << "; allowed: --backend cpu\n";
+        std::cerr << "fluid-sandbox: " << cuda_setup_message(e.what()) << '\n';
         return kExitBadInput;
     } catch (const SceneError& e) {
         std::cerr << "fluid-sandbox: " << e.what() << '\n';

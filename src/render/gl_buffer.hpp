@@ -31,4 +31,15 @@ inline bool upload_growing(unsigned buffer, std::size_t& capacity_bytes, const v
     return grew;
 }
 
+// The state lines and meshes draw with: depth-tested (less-or-equal, so shapes drawn again at the
+// same depth still show), both sides of a face, alpha blended over what is there.
+inline void depth_tested_blending() {
+    glDisable(GL_CULL_FACE);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LEQUAL);
+    glDepthMask(GL_TRUE);
+    glEnable(GL_BLEND);
+    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+}
+
 }  // namespace fs::render::detail

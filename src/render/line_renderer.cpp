@@ -9,35 +9,16 @@
 
 namespace fs::render {
 
-LineRenderer::~LineRenderer() {
-    release();
-}
-
 void LineRenderer::release() {
-    if (vao_) glDeleteVertexArrays(1, &vao_);
-    if (vbo_) glDeleteBuffers(1, &vbo_);
+    buffer_.release();
     shader_ = Shader();
-    vao_ = vbo_ = 0;
-    vbo_bytes_ = 0;
     dirty_ = true;
 }
 
 void LineRenderer::init() {
     release();
     shader_ = Shader("lines.vert", "lines.frag");
-    glGenVertexArrays(1, &vao_);
-    glGenBuffers(1, &vbo_);
-    detail::upload_growing(vbo_, vbo_bytes_, nullptr, 1024 * sizeof(Vertex));
-    glBindVertexArray(vao_);
-    glBindBuffer(GL_ARRAY_BUFFER, vbo_);
-    glEnableVertexAttribArray(0);
-    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(Vertex),
-                          reinterpret_cast<const void*>(offsetof(Vertex, position)));
-    glEnableVertexAttribArray(1);
-    glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(Vertex),
-                          reinterpret_cast<const void*>(offsetof(Vertex, rgba)));
-    glBindVertexArray(0);
-    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    buffer_.create(sizeof(Vertex), {{3, offsetof(Vertex, position)}, {4, offsetof(Vertex, rgba), true}});
 }
 
 void LineRenderer::clear() {
@@ -75,21 +56,13 @@ void LineRenderer::add_box(glm::vec3 lo, glm::vec3 hi, glm::vec4 color) {
 void LineRenderer::draw(const glm::mat4& view_proj) {
     if (vertices_.empty() || !shader_) return;
     if (dirty_) {
-        detail::upload_growing(vbo_, vbo_bytes_, vertices_.data(),
-                               vertices_.size() * sizeof(Vertex));
+        buffer_.upload(vertices_.data(), vertices_.size());
         dirty_ = false;
     }
-    glDisable(GL_CULL_FACE);
-    glEnable(GL_DEPTH_TEST);
-    glDepthFunc(GL_LEQUAL);
-    glDepthMask(GL_TRUE);
-    glEnable(GL_BLEND);
-    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    detail::depth_tested_blending();
     shader_.use();
     shader_.set("u_view_proj", view_proj);
-    glBindVertexArray(vao_);
-    glDrawArrays(GL_LINES, 0, static_cast<GLsizei>(vertices_.size()));
-    glBindVertexArray(0);
+    buffer_.draw(GL_LINES, vertices_.size());
     glUseProgram(0);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "render/shader.hpp"
+#include "render/vertex_buffer.hpp"
 
 namespace fs::render {
 
@@ -16,11 +17,6 @@ namespace fs::render {
 // current OpenGL 3.3 core context from init() to destruction (the add functions do not).
 class LineRenderer {
   public:
-    LineRenderer() = default;
-    ~LineRenderer();
-    LineRenderer(const LineRenderer&) = delete;
-    LineRenderer& operator=(const LineRenderer&) = delete;
-
     void init();  // compiles the shaders (throws std::runtime_error naming the file), buffers
     // Deletes the GL objects now (the destructor does it too): call it while the context is
     // still current when the context goes first. The segments kept on the CPU stay.
@@ -43,9 +39,7 @@ class LineRenderer {
     };
 
     Shader shader_;
-    unsigned vao_ = 0;
-    unsigned vbo_ = 0;
-    std::size_t vbo_bytes_ = 0;
+    VertexBuffer buffer_;
     std::vector<Vertex> vertices_;
     bool dirty_ = true;  // vertices_ changed since the last upload
 };

@@ -23,38 +23,18 @@ glm::vec3 face_normal(glm::vec3 a, glm::vec3 b, glm::vec3 c) {
 
 }  // namespace
 
-MeshRenderer::~MeshRenderer() {
-    release();
-}
-
 void MeshRenderer::release() {
-    if (vao_) glDeleteVertexArrays(1, &vao_);
-    if (vbo_) glDeleteBuffers(1, &vbo_);
+    buffer_.release();
     shader_ = Shader();
-    vao_ = vbo_ = 0;
-    vbo_bytes_ = 0;
     dirty_ = true;
 }
 
 void MeshRenderer::init() {
     release();
     shader_ = Shader("mesh.vert", "mesh.frag");
-    glGenVertexArrays(1, &vao_);
-    glGenBuffers(1, &vbo_);
-    detail::upload_growing(vbo_, vbo_bytes_, nullptr, 1024 * sizeof(Vertex));
-    glBindVertexArray(vao_);
-    glBindBuffer(GL_ARRAY_BUFFER, vbo_);
-    glEnableVertexAttribArray(0);
-    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(Vertex),
-                          reinterpret_cast<const void*>(offsetof(Vertex, position)));
-    glEnableVertexAttribArray(1);
-    glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, sizeof(Vertex),
-                          reinterpret_cast<const void*>(offsetof(Vertex, normal)));
-    glEnableVertexAttribArray(2);
-    glVertexAttribPointer(2, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(Vertex),
-                          reinterpret_cast<const void*>(offsetof(Vertex, rgba)));
-    glBindVertexArray(0);
-    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    buffer_.create(sizeof(Vertex), {{3, offsetof(Vertex, position)},
+                                    {3, offsetof(Vertex, normal)},
+                                    {4, offsetof(Vertex, rgba), true}});
 }
 
 void MeshRenderer::clear() {
@@ -167,23 +147,15 @@ void MeshRenderer::add_disc_2d(glm::vec2 center, float radius, glm::vec4 color, 
 void MeshRenderer::draw(const glm::mat4& view_proj, glm::vec3 light_dir) {
     if (vertices_.empty() || !shader_) return;
     if (dirty_) {
-        detail::upload_growing(vbo_, vbo_bytes_, vertices_.data(),
-                               vertices_.size() * sizeof(Vertex));
+        buffer_.upload(vertices_.data(), vertices_.size());
         dirty_ = false;
     }
     const float len = glm::length(light_dir);
-    glDisable(GL_CULL_FACE);
-    glEnable(GL_DEPTH_TEST);
-    glDepthFunc(GL_LEQUAL);
-    glDepthMask(GL_TRUE);
-    glEnable(GL_BLEND);
-    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    detail::depth_tested_blending();
     shader_.use();
     shader_.set("u_view_proj", view_proj);
     shader_.set("u_light_dir", len > 0.0f ? light_dir / len : glm::vec3(0.0f, 0.0f, 1.0f));
-    glBindVertexArray(vao_);
-    glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(vertices_.size()));
-    glBindVertexArray(0);
+    buffer_.draw(GL_TRIANGLES, vertices_.size());
     glUseProgram(0);
 }
 

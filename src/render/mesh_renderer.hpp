@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "render/shader.hpp"
+#include "render/vertex_buffer.hpp"
 
 namespace fs::render {
 
@@ -19,11 +20,6 @@ namespace fs::render {
 // sRGB with alpha in [0, 1]; alpha < 1 blends, but triangles are not sorted.
 class MeshRenderer {
   public:
-    MeshRenderer() = default;
-    ~MeshRenderer();
-    MeshRenderer(const MeshRenderer&) = delete;
-    MeshRenderer& operator=(const MeshRenderer&) = delete;
-
     void init();  // compiles the shaders (throws std::runtime_error naming the file), buffers
     // Deletes the GL objects now (the destructor does it too): call it while the context is
     // still current when the context goes first. The triangles kept on the CPU stay.
@@ -64,9 +60,7 @@ class MeshRenderer {
     void push(glm::vec3 p, glm::vec3 n, const std::uint8_t rgba[4]);
 
     Shader shader_;
-    unsigned vao_ = 0;
-    unsigned vbo_ = 0;
-    std::size_t vbo_bytes_ = 0;
+    VertexBuffer buffer_;
     std::vector<Vertex> vertices_;
     bool dirty_ = true;  // vertices_ changed since the last upload
 };

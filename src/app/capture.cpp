@@ -1,0 +1,107 @@
+// Capture: the back buffer read into pixels, timestamped and never-overwriting file names, and
+// one or more ffmpeg recordings fed the same frames.
+#include "app/capture.hpp"
+
+#include <glad/gl.h>
+
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <stdexcept>
+
+namespace fs {
+
+std::string timestamped(const char* prefix, const char* ext) {
+    const std::time_t now = std::time(nullptr);
+    char buf[64];
+    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::localtime(&now));
+    return std::string(prefix) + "-" + buf + ext;
+}
+
+std::vector<std::string> video_paths() {
+    const std::string stem = timestamped("video", "");
+    std::string name = stem;
+    // Two runs in the same second (or a clock set back) must not overwrite an earlier video.
+    for (int k = 2; std::filesystem::exists(name + ".mp4") || std::filesystem::exists(name + ".gif"); ++k)
+        name = stem + "-" + std::to_string(k);
+    return {name + ".mp4", name + ".gif"};
+}
+
+std::vector<unsigned char> Capture::read_pixels(int& w, int& h) const {
+    SDL_GL_GetDrawableSize(window_, &w, &h);
+    std::vector<unsigned char> rgb(static_cast<std::size_t>(w) * h * 3);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadBuffer(GL_BACK);
+    glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, rgb.data());
+    return rgb;
+}
+
+void Capture::screenshot(const std::string& path) const {
+    int w = 0, h = 0;
+    const auto rgb = read_pixels(w, h);
+    write_png(path, w, h, rgb);
+}
+
+void Capture::start(const std::vector<std::string>& paths, bool print) {
+    stop();
+    int w = 0, h = 0;
+    SDL_GL_GetDrawableSize(window_, &w, &h);
+    for (const std::string& path : paths) {
+        auto recorder = std::make_unique<VideoRecorder>();
+        try {
+            recorder->start(path, w, h, 30);
+        } catch (const std::exception&) {
+            recorders_.clear();  // none of a set, rather than some (their files are closed)
+            throw;
+        }
+        recorders_.push_back(std::move(recorder));
+    }
+    print_ = print;
+}
+
+void Capture::add_frame() {
+    int w = 0, h = 0;
+    const auto rgb = read_pixels(w, h);
+    std::string problem;
+    for (auto it = recorders_.begin(); it != recorders_.end();) {
+        if (w != (*it)->width() || h != (*it)->height()) {
+            ++it;
+            continue;
+        }
+        try {
+            (*it)->add_frame(rgb);
+            ++it;
+        } catch (const std::exception& e) {
+            if (problem.empty()) problem = e.what();
+            it = recorders_.erase(it);
+        }
+    }
+    if (!problem.empty()) throw std::runtime_error(problem);
+}
+
+std::string Capture::paths() const {
+    std::string out;
+    for (const auto& r : recorders_) out += (out.empty() ? "" : " and ") + r->path();
+    return out;
+}
+
+std::string Capture::stop() {
+    if (recorders_.empty()) return {};
+    const std::string all = paths();
+    const int count = frames();
+    std::string failed;
+    for (const auto& r : recorders_) {
+        const std::string path = r->path();
+        if (r->stop() == 0) continue;
+        std::cerr << "fluid-sandbox: ffmpeg failed to finish " << path << '\n';
+        failed += (failed.empty() ? "" : " and ") + path;
+    }
+    recorders_.clear();
+    if (!failed.empty()) return "ffmpeg failed to finish " + failed;
+    const std::string done = "recorded " + all + " (" + std::to_string(count) + " frames)";
+    if (print_) std::printf("%s\n", done.c_str());
+    return done;
+}
+
+}  // namespace fs

@@ -1,0 +1,48 @@
+// Capture: screenshots and recordings of the window: reading back what was drawn, file names
+// that carry the time, and recordings fed to one ffmpeg per file (recorder.hpp).
+#pragma once
+
+#include <SDL.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/recorder.hpp"
+
+namespace fs {
+
+// PREFIX-YYYYmmdd-HHMMSS.EXT in the working directory, e.g. screenshot-20250101-120000.png.
+std::string timestamped(const char* prefix, const char* ext);
+// --video: an MP4 and a GIF of the same name, numbered (-2, -3, ...) past existing files.
+std::vector<std::string> video_paths();
+
+class Capture {
+public:
+    void attach(SDL_Window* window) { window_ = window; }  // once the window is open
+
+    // Writes what was drawn last (the back buffer) as a PNG; throws std::runtime_error.
+    void screenshot(const std::string& path) const;
+
+    // Starts recording into every path at once (the same frames in each); throws
+    // std::runtime_error with a one-line reason. `print`: say on stdout what was written.
+    void start(const std::vector<std::string>& paths, bool print);
+    // Adds what was drawn last, unless the window changed size since start; throws when ffmpeg
+    // stopped taking frames (that file is then given up, the others go on).
+    void add_frame();
+    // Finishes the files; returns the window's notice (empty when nothing was recording).
+    std::string stop();
+
+    bool recording() const { return !recorders_.empty(); }
+    int frames() const { return recorders_.empty() ? 0 : recorders_.front()->frames(); }
+    std::string paths() const;  // "a" or "a and b"
+
+private:
+    std::vector<unsigned char> read_pixels(int& w, int& h) const;
+
+    SDL_Window* window_ = nullptr;
+    std::vector<std::unique_ptr<VideoRecorder>> recorders_;
+    bool print_ = false;
+};
+
+}  // namespace fs

@@ -1,0 +1,490 @@
+// Panels: every ImGui window the sandbox shows over the scene, and the notices; parameter widgets
+// come from the registry's descriptions (ParamMeta), never from the solver itself.
+#include "app/panels.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "headless/options.hpp"
+#include "render/colormap.hpp"
+
+namespace fs {
+
+namespace {
+
+std::vector<std::string> bundled_scenes() {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(scenes_dir(), ec))
+        if (e.path().extension() == ".json") out.push_back(e.path().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace
+
+void Panels::note(const std::string& text) {
+    notice_ = text;
+    notice_until_ = ImGui::GetTime() + 4.0;
+}
+
+void Panels::show_problem(const std::string& text) {
+    popup_error_ = text;
+}
+
+void Panels::draw(double fps) {
+    fps_ = fps;
+    ui_menu();
+    ui_simulation();
+    if (view_.show_params) ui_parameters();
+    stats_left_ = -1.0f;
+    if (view_.show_stats) ui_stats();
+    if (view_.show_help) ui_help();
+    ui_legend();
+    ui_errors();
+    if (!notice_.empty() && ImGui::GetTime() < notice_until_) {
+        const ImGuiViewport* vp = ImGui::GetMainViewport();
+        ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + 8), ImGuiCond_Always,
+                                ImVec2(0.5f, 0.0f));
+        ImGui::SetNextWindowBgAlpha(0.7f);
+        ImGui::Begin("##notice", nullptr,
+                     ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs |
+                         ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing);
+        ImGui::TextUnformatted(notice_.c_str());
+        ImGui::End();
+    }
+}
+
+void Panels::ui_menu() {
+    if (!ImGui::BeginMainMenuBar()) return;
+    if (ImGui::BeginMenu("File")) {
+        if (ImGui::BeginMenu("Open scene")) {
+            for (const auto& path : bundled_scenes())
+                if (ImGui::MenuItem(std::filesystem::path(path).stem().string().c_str(), nullptr,
+                                    path == status_.scene_path))
+                    host_.load_scene(path);
+            ImGui::EndMenu();
+        }
+        if (ImGui::MenuItem("Screenshot", "F12")) actions_.apply(Action::Screenshot);
+        if (ImGui::MenuItem(capture_.recording() ? "Stop recording" : "Record video", "V"))
+            actions_.apply(Action::Record);
+        ImGui::MenuItem("Record as GIF (else MP4)", nullptr, &view_.record_gif);
+        ImGui::Separator();
+        if (ImGui::MenuItem("Quit")) actions_.quit();
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("View")) {
+        ImGui::MenuItem("Parameters", nullptr, &view_.show_params);
+        ImGui::MenuItem("Stats", nullptr, &view_.show_stats);
+        ImGui::MenuItem("Velocity vectors", nullptr, &view_.show_vectors);
+        ImGui::MenuItem("Domain box", nullptr, &view_.show_domain);
+        if (ImGui::MenuItem("Frame all", "F")) actions_.apply(Action::FrameAll);
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("Help")) {
+        ImGui::MenuItem("Keys and mouse", "F1", &view_.show_help);
+        ImGui::EndMenu();
+    }
+    ImGui::SameLine(ImGui::GetWindowWidth() - 360);
+    ImGui::Text("%.0f fps | %s | %s", fps_, status_.solver.c_str(), status_.running ? "running" : "paused");
+    if (capture_.recording()) {
+        ImGui::SameLine();
+        ImGui::TextColored(ImVec4(1, 0.3f, 0.3f, 1), " REC %d", capture_.frames());
+    }
+    ImGui::EndMainMenuBar();
+}
+
+void Panels::ui_simulation() {
+    ImGui::SetNextWindowPos(ImVec2(10, 30), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(340, 0), ImGuiCond_FirstUseEver);
+    ImGui::Begin("Simulation");
+    // Scene picker: every file in scenes/.
+    const std::string current = std::filesystem::path(status_.scene_path).stem().string();
+    if (ImGui::BeginCombo("Scene", current.c_str())) {
+        for (const auto& path : bundled_scenes()) {
+            const std::string name = std::filesystem::path(path).stem().string();
+            if (ImGui::Selectable(name.c_str(), path == status_.scene_path)) host_.load_scene(path);
+        }
+        ImGui::EndCombo();
+    }
+    if (!status_.scene_description.empty() && ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", status_.scene_description.c_str());
+    ImGui::Text("Solver: %s (%dD)", status_.solver.c_str(), scene_.dimension());
+
+    // Backend: CUDA disabled, with the reason, when no GPU is usable.
+    const CudaStatus& cuda = cuda_status();
+    int backend = status_.backend == Backend::Cuda ? 1 : 0;
+    ImGui::Text("Backend:");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("CPU", backend == 0) && backend != 0) host_.set_backend(Backend::Cpu);
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!cuda.usable);
+    if (ImGui::RadioButton("CUDA", backend == 1) && backend != 1) host_.set_backend(Backend::Cuda);
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("%s", cuda.usable ? cuda.device_name.c_str() : cuda.reason.c_str());
+    if (status_.device_lost) {
+        ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "The GPU failed: the state there is lost.");
+        if (ImGui::Button("Continue on CPU")) host_.set_backend(Backend::Cpu);
+    }
+
+    ImGui::Separator();
+    if (ImGui::Button(status_.running ? "Pause (P)" : "Run (P)", ImVec2(110, 0))) host_.toggle_running();
+    ImGui::SameLine();
+    if (ImGui::Button("TimeStep", ImVec2(110, 0))) host_.time_step(view_.steps_per_push);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Space: run \"steps per push\" steps, then pause");
+    ImGui::SetNextItemWidth(140);
+    if (ImGui::InputInt("steps per push", &view_.steps_per_push)) view_.steps_per_push = std::clamp(view_.steps_per_push, 1, 100000);
+    const std::string next = status_.stages.empty() ? "" : status_.stages[static_cast<std::size_t>(status_.next_stage)].name;
+    if (ImGui::Button("Stage", ImVec2(110, 0))) host_.advance_stage();
+    ImGui::SameLine();
+    ImGui::Text("next: %s", next.c_str());
+    if (ImGui::IsItemHovered() && !status_.stages.empty())
+        ImGui::SetTooltip("%s", status_.stages[static_cast<std::size_t>(status_.next_stage)].source.c_str());
+    ImGui::BeginDisabled(status_.rewind_steps == 0);
+    if (ImGui::Button("Step back", ImVec2(110, 0))) host_.step_back();
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::TextDisabled("%d kept", status_.rewind_steps);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("The states before the last steps are kept: Step back returns to them (after a failure, "
+                          "to the last good one), TimeStep goes forward again the same way.");
+    const bool pending = status_.reset_pending;
+    if (pending) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.7f, 0.45f, 0.1f, 1.0f));
+    if (ImGui::Button("Reset (R)", ImVec2(110, 0))) host_.reset();
+    if (pending) {
+        ImGui::PopStyleColor();
+        ImGui::SameLine();
+        ImGui::TextColored(ImVec4(1.0f, 0.7f, 0.3f, 1.0f), "changes apply on Reset");
+    }
+    bool realtime = status_.realtime;
+    if (ImGui::Checkbox("real time", &realtime)) host_.set_realtime(realtime);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Each frame runs steps until the simulated time keeps pace with the clock\n"
+                          "(slower when the steps do not fit in a frame)");
+    if (!realtime) {
+        int spf = status_.steps_per_frame;
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(100);
+        if (ImGui::SliderInt("steps/frame", &spf, 1, 200)) host_.set_steps_per_frame(spf);
+    }
+    ImGui::Text("t = %.5g s   step %lld", status_.time, static_cast<long long>(status_.steps));
+
+    ImGui::Separator();
+    // Colour by any field the solver names.
+    if (ImGui::BeginCombo("Colour by", scene_.frame().color_field.c_str())) {
+        for (const auto& f : status_.fields) {
+            if (f.name == "position") continue;
+            const std::string label = f.components > 1 ? "|" + f.name + "|" : f.name;
+            if (ImGui::Selectable(label.c_str(), f.name == scene_.frame().color_field)) host_.set_color_field(f.name);
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s (%s)", f.description.c_str(), f.unit.c_str());
+        }
+        ImGui::EndCombo();
+    }
+    const auto names = render::colormap_names();
+    int cm = static_cast<int>(view_.colormap);
+    if (ImGui::BeginCombo("Colour map", names[static_cast<std::size_t>(cm)].c_str())) {
+        for (std::size_t k = 0; k < names.size(); ++k)
+            if (ImGui::Selectable(names[k].c_str(), static_cast<int>(k) == cm))
+                view_.colormap = static_cast<render::Colormap>(k);
+        ImGui::EndCombo();
+    }
+    ImGui::Checkbox("auto range", &view_.auto_range);
+    if (!view_.auto_range) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(160);
+        ImGui::InputFloat2("##range", view_.range);
+    } else {
+        view_.range[0] = scene_.data_range()[0];
+        view_.range[1] = scene_.data_range()[1];
+    }
+    ImGui::Checkbox("velocity vectors", &view_.show_vectors);
+    ImGui::SameLine();
+    ImGui::Checkbox("domain", &view_.show_domain);
+    if (status_.has_cells) {
+        ImGui::SetNextItemWidth(120);
+        if (ImGui::Combo("grid cells", &view_.cells_mode, "off\0slice\0all\0"))
+            host_.set_cell_overlay(view_.cells_mode != 0);
+        if (view_.cells_mode == 1) {
+            ImGui::SameLine();
+            ImGui::SetNextItemWidth(120);
+            ImGui::SliderFloat("z", &view_.slice_z, 0.0f, 1.0f, "%.2f");
+        }
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("Cells by kind: fluid blue, air pale, solid grey (a slice across z, or every "
+                              "fluid and solid cell)");
+    }
+    ImGui::SetNextItemWidth(140);
+    ImGui::SliderFloat("particle size", &view_.size_scale, 0.1f, 5.0f, "x%.2f", ImGuiSliderFlags_Logarithmic);
+
+    ImGui::Separator();
+    ImGui::SetNextItemWidth(200);
+    ImGui::InputText("##usd", view_.export_path, sizeof view_.export_path);
+    ImGui::SameLine();
+    if (!status_.exporting) {
+        if (ImGui::Button("Export USD")) host_.start_export(view_.export_path, view_.export_every);
+    } else if (ImGui::Button("Stop export")) {
+        host_.stop_export();
+    }
+    ImGui::SetNextItemWidth(120);
+    if (ImGui::InputInt("every K steps", &view_.export_every)) view_.export_every = std::max(1, view_.export_every);
+    if (status_.exporting) ImGui::TextDisabled("exporting to %s", status_.export_path.c_str());
+    ImGui::End();
+}
+
+// One parameter's widget; returns whether it was changed.
+bool Panels::ui_param(const ParamMeta& m, const nlohmann::json& value) {
+    const ParamSpec& s = m.spec;
+    const std::string label = s.label + (s.unit.empty() ? "" : " (" + s.unit + ")") + "##" + s.name;
+    bool changed = false;
+    if (s.read_only) {
+        ImGui::Text("%s: %s", s.label.c_str(), value.dump().c_str());
+    } else {
+        switch (m.type) {
+            case ParamType::Real: {
+                double v = value.get<double>();
+                const double lo = s.min, hi = s.max;
+                const bool bounded = std::isfinite(lo) && std::isfinite(hi);
+                const bool log = bounded && lo > 0 && hi / lo > 1e3;
+                if (bounded) {
+                    changed = ImGui::SliderScalar(label.c_str(), ImGuiDataType_Double, &v, &lo, &hi, "%.6g",
+                                                  log ? ImGuiSliderFlags_Logarithmic : 0);
+                } else {
+                    changed = ImGui::InputDouble(label.c_str(), &v, 0, 0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue);
+                }
+                // Sliders clamp; typed values (Ctrl+click) are clamped here to the registry's range.
+                if (changed) host_.set_param(s.name, std::clamp(v, lo, hi));
+                break;
+            }
+            case ParamType::Int: {
+                long long v = value.get<long long>();
+                changed = ImGui::InputScalar(label.c_str(), ImGuiDataType_S64, &v, nullptr, nullptr, "%lld",
+                                             ImGuiInputTextFlags_EnterReturnsTrue);
+                if (changed)
+                    host_.set_param(s.name, static_cast<long long>(std::clamp<double>(static_cast<double>(v), s.min, s.max)));
+                break;
+            }
+            case ParamType::Bool: {
+                bool v = value.get<bool>();
+                changed = ImGui::Checkbox(label.c_str(), &v);
+                if (changed) host_.set_param(s.name, v);
+                break;
+            }
+            case ParamType::Choice: {
+                const std::string v = value.get<std::string>();
+                if (ImGui::BeginCombo(label.c_str(), v.c_str())) {
+                    for (const auto& c : m.choices)
+                        if (ImGui::Selectable(c.c_str(), c == v)) {
+                            host_.set_param(s.name, c);
+                            changed = true;
+                        }
+                    ImGui::EndCombo();
+                }
+                break;
+            }
+            case ParamType::Vec: {
+                std::vector<double> v = value.get<std::vector<double>>();
+                if (m.components == 0) {  // a list (e.g. a polytope's planes): edited in the scene file
+                    ImGui::Text("%s: %zu numbers", s.label.c_str(), v.size());
+                    break;
+                }
+                const double lo = s.min, hi = s.max;
+                ImGuiDataType t = ImGuiDataType_Double;
+                if (std::isfinite(lo) && std::isfinite(hi))
+                    changed = ImGui::SliderScalarN(label.c_str(), t, v.data(), m.components, &lo, &hi, "%.4g");
+                else
+                    changed = ImGui::InputScalarN(label.c_str(), t, v.data(), m.components, nullptr, nullptr, "%.4g",
+                                                  ImGuiInputTextFlags_EnterReturnsTrue);
+                if (changed) host_.set_param(s.name, v);
+                break;
+            }
+        }
+    }
+    if (ImGui::IsItemHovered()) {
+        ImGui::BeginTooltip();
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+        ImGui::TextUnformatted(s.description.c_str());
+        ImGui::TextDisabled("%s%s%s", s.name.c_str(), s.unit.empty() ? "" : (", " + s.unit).c_str(),
+                            s.needs_reset ? " - applies on Reset" : "");
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+    }
+    if (s.needs_reset && !s.read_only) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("(R)");
+    }
+    return changed;
+}
+
+void Panels::ui_parameters() {
+    ImGui::SetNextWindowPos(ImVec2(10, 470), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(340, 420), ImGuiCond_FirstUseEver);
+    ImGui::Begin("Parameters", &view_.show_params);
+    if (!status_.param_meta) {
+        ImGui::End();
+        return;
+    }
+    ImGui::PushItemWidth(150);
+    // Groups in order of first appearance in the registry.
+    std::vector<std::string> groups;
+    for (const auto& m : *status_.param_meta)
+        if (std::find(groups.begin(), groups.end(), m.spec.group) == groups.end()) groups.push_back(m.spec.group);
+    for (const auto& g : groups) {
+        if (!ImGui::CollapsingHeader(g.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) continue;
+        for (const auto& m : *status_.param_meta)
+            if (m.spec.group == g && status_.params.contains(m.spec.name))
+                ui_param(m, status_.params[m.spec.name]);
+    }
+    ImGui::PopItemWidth();
+    ImGui::Separator();
+    ImGui::SetNextItemWidth(180);
+    ImGui::InputText("##save", view_.save_path, sizeof view_.save_path);
+    ImGui::SameLine();
+    if (ImGui::Button("Save scene as...")) host_.save_scene(view_.save_path);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Writes the current parameters as a scene file that loads back to the same state");
+    ImGui::End();
+}
+
+void Panels::ui_stats() {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - 370, 30), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(360, std::max(300.0f, vp->WorkSize.y - 40)), ImGuiCond_FirstUseEver);
+    ImGui::Begin("Stats", &view_.show_stats);
+    stats_left_ = ImGui::GetWindowPos().x;
+    ImGui::Text("%.1f frames/s   %d particles", fps_, scene_.frame().count);
+    ImGui::Text("%.3f ms per step", status_.step_ms);
+    // A bar per stage, scaled to the slowest.
+    const double slowest = status_.stage_ms.empty() ? 0.0 : *std::max_element(status_.stage_ms.begin(), status_.stage_ms.end());
+    for (std::size_t k = 0; k < status_.stages.size() && k < status_.stage_ms.size(); ++k) {
+        char overlay[64];
+        std::snprintf(overlay, sizeof overlay, "%.3f ms", status_.stage_ms[k]);
+        ImGui::ProgressBar(slowest > 0 ? static_cast<float>(status_.stage_ms[k] / slowest) : 0.0f, ImVec2(150, 0), overlay);
+        ImGui::SameLine();
+        ImGui::TextUnformatted(status_.stages[k].name.c_str());
+    }
+    ImGui::Separator();
+    // Plots over time: kinetic energy and max speed first, then the solver's own numbers in the
+    // order it reports them (its headline ones first).
+    std::vector<std::size_t> order;
+    for (const char* first : {"kinetic_energy", "max_speed"})
+        for (std::size_t k = 0; k < history_.names.size(); ++k)
+            if (history_.names[k] == first) order.push_back(k);
+    for (std::size_t k = 0; k < history_.names.size(); ++k)
+        if (std::find(order.begin(), order.end(), k) == order.end() && history_.names[k] != "n_particles" &&
+            history_.names[k] != "dt")
+            order.push_back(k);
+    for (std::size_t k : order) {
+        const auto& series = history_.values[k];
+        if (series.empty()) continue;
+        char overlay[96];
+        std::snprintf(overlay, sizeof overlay, "%.6g", series.back());
+        ImGui::TextUnformatted(history_.names[k].c_str());
+        ImGui::PlotLines(("##" + history_.names[k]).c_str(), series.data(), static_cast<int>(series.size()), 0,
+                         overlay, FLT_MAX, FLT_MAX, ImVec2(ImGui::GetContentRegionAvail().x, 50));
+    }
+    ImGui::End();
+}
+
+void Panels::ui_help() {
+    ImGui::SetNextWindowPos(ImVec2(380, 80), ImGuiCond_FirstUseEver);
+    ImGui::Begin("Help", &view_.show_help, ImGuiWindowFlags_AlwaysAutoResize);
+    ImGui::TextUnformatted("Keys (not while typing in a field)");
+    if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg)) {
+        for (const auto& b : key_bindings()) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(b.key);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(b.what);
+        }
+        ImGui::EndTable();
+    }
+    ImGui::Separator();
+    ImGui::TextUnformatted("Mouse: 2D drag pans, wheel zooms at the cursor;\n"
+                           "3D left-drag orbits, right-drag pans, wheel zooms.");
+    ImGui::TextUnformatted("Parameters marked (R) apply on Reset; the others at the next step.\n"
+                           "Hover any control for its meaning, unit and source.");
+    ImGui::End();
+}
+
+void Panels::ui_legend() {
+    // Bottom right of the view, left of the Stats panel when that reaches down to it.
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    float right = vp->WorkPos.x + vp->WorkSize.x - 12;
+    if (stats_left_ >= 0.0f && stats_left_ < right) right = std::max(vp->WorkPos.x + 260.0f, stats_left_ - 12);
+    ImGui::SetNextWindowPos(ImVec2(right, vp->WorkPos.y + vp->WorkSize.y - 12), ImGuiCond_Always, ImVec2(1.0f, 1.0f));
+    ImGui::SetNextWindowBgAlpha(0.6f);
+    ImGui::Begin("##legend", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
+                     ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav);
+    const float lo = view_.auto_range ? scene_.data_range()[0] : view_.range[0];
+    const float hi = view_.auto_range ? scene_.data_range()[1] : view_.range[1];
+    std::string unit;
+    for (const auto& f : status_.fields)
+        if (f.name == scene_.frame().color_field) unit = f.unit;
+    ImGui::Text("%s%s%s%s", scene_.frame().color_field.c_str(), unit.empty() ? "" : " (", unit.c_str(), unit.empty() ? "" : ")");
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const float width = 220.0f, height = 14.0f;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const int n = 32;
+    for (int k = 0; k < n; ++k) {
+        const glm::vec3 a = render::colormap_rgb(view_.colormap, static_cast<float>(k) / n);
+        const glm::vec3 b = render::colormap_rgb(view_.colormap, static_cast<float>(k + 1) / n);
+        const ImU32 ca = ImGui::GetColorU32(ImVec4(a.r, a.g, a.b, 1.0f));
+        const ImU32 cb = ImGui::GetColorU32(ImVec4(b.r, b.g, b.b, 1.0f));
+        dl->AddRectFilledMultiColor(ImVec2(at.x + width * k / n, at.y), ImVec2(at.x + width * (k + 1) / n, at.y + height),
+                                    ca, cb, cb, ca);
+    }
+    ImGui::Dummy(ImVec2(width, height));
+    ImGui::Text("%.4g", lo);
+    ImGui::SameLine(width - ImGui::CalcTextSize("0000000").x + 8);
+    ImGui::Text("%.4g", hi);
+    if (!view_.auto_range) ImGui::TextDisabled("fixed range");
+    ImGui::End();
+}
+
+void Panels::ui_errors() {
+    if (status_.error_serial != shown_error_) {
+        shown_error_ = status_.error_serial;
+        popup_error_ = status_.error;
+    }
+    if (!popup_error_.empty() && !ImGui::IsPopupOpen("Problem")) ImGui::OpenPopup("Problem");
+    if (ImGui::BeginPopupModal("Problem", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36.0f);
+        ImGui::TextUnformatted(popup_error_.c_str());
+        ImGui::PopTextWrapPos();
+        if (status_.device_lost) {
+            // The GPU's state is gone; the host kept the last good one (SimulationHost).
+            ImGui::TextDisabled("The simulation is paused; your settings are kept.");
+            if (ImGui::Button("Continue on CPU", ImVec2(160, 0))) {
+                host_.set_backend(Backend::Cpu);
+                popup_error_.clear();
+                ImGui::CloseCurrentPopup();
+            }
+            ImGui::SameLine();
+            if (ImGui::Button("Stay paused", ImVec2(120, 0))) {
+                popup_error_.clear();
+                ImGui::CloseCurrentPopup();
+            }
+        } else {
+            ImGui::TextDisabled("%s", status_.error_paused
+                                          ? "The simulation is paused; the previous scene and your settings are kept."
+                                          : "The current scene keeps running, with your settings.");
+            if (ImGui::Button("OK", ImVec2(120, 0))) {
+                popup_error_.clear();
+                ImGui::CloseCurrentPopup();
+            }
+        }
+        ImGui::EndPopup();
+    }
+}
+
+}  // namespace fs

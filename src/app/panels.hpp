@@ -1,0 +1,65 @@
+// Panels: the window's ImGui panels (menu bar, Simulation, Parameters, Stats, Help, the colour
+// legend, the problem box, notices), generated from the host's status and the registry.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "app/actions.hpp"
+#include "app/capture.hpp"
+#include "app/scene_view.hpp"
+#include "app/simulation_host.hpp"
+#include "app/view_settings.hpp"
+
+namespace fs {
+
+// What the panels ask of the window: the keys' actions (from the menus) and closing it.
+struct PanelActions {
+    std::function<void(Action)> apply;
+    std::function<void()> quit;
+};
+
+// Reads the window's status, history, scene and recording as they are each frame; sends
+// commands to the host and the view settings' changes back to the window.
+class Panels {
+public:
+    Panels(SimulationHost& host, const SimStatus& status, const StatsHistory& history, ViewSettings& view,
+           const SceneView& scene, const Capture& capture, PanelActions actions)
+        : host_(host), status_(status), history_(history), view_(view), scene_(scene), capture_(capture),
+          actions_(std::move(actions)) {}
+
+    // Builds every panel for this frame (between ImGui::NewFrame and ImGui::Render).
+    void draw(double fps);
+    void note(const std::string& text);  // a line at the top of the window for a few seconds
+    void show_problem(const std::string& text);  // a message box until the user closes it
+
+private:
+    void ui_menu();
+    void ui_simulation();
+    void ui_parameters();
+    bool ui_param(const ParamMeta& m, const nlohmann::json& value);
+    void ui_stats();
+    void ui_help();
+    void ui_legend();
+    void ui_errors();
+
+    SimulationHost& host_;
+    const SimStatus& status_;
+    const StatsHistory& history_;
+    ViewSettings& view_;
+    const SceneView& scene_;
+    const Capture& capture_;
+    PanelActions actions_;
+
+    double fps_ = 0.0;
+    std::int64_t shown_error_ = 0;
+    std::string popup_error_;
+    std::string notice_;
+    double notice_until_ = 0.0;
+    float stats_left_ = -1.0f;  // the Stats panel's left edge this frame (-1: hidden), for the legend
+};
+
+}  // namespace fs

@@ -1,0 +1,215 @@
+// SceneView: taking the simulation's frames into the renderers (through the interop on CUDA),
+// drawing the domain, vectors, obstacles, cells and particles, and the cameras' framing and input.
+#include "app/scene_view.hpp"
+
+#include <glad/gl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/memory.hpp"
+
+namespace fs {
+
+void SceneView::init(SDL_Window* window) {
+    window_ = window;
+    particles_.init();
+    lines_.init();
+    meshes_.init();
+}
+
+void SceneView::release() {
+    // GL objects go while their context is still current (CUDA lets go of its buffers first).
+    interop_.detach();
+    particles_.release();
+    lines_.release();
+    meshes_.release();
+}
+
+void SceneView::drag(glm::dvec2 by, bool left_button) {
+    int w = 0, h = 0;
+    SDL_GetWindowSize(window_, &w, &h);
+    if (dimension_ == 2) {
+        cam2_.pan_pixels(by);
+    } else if (left_button) {
+        cam3_.orbit(by.x, by.y);
+    } else {
+        cam3_.pan_pixels(by, h);
+    }
+}
+
+void SceneView::zoom(double factor, glm::dvec2 at) {
+    int w = 0, h = 0;
+    SDL_GetWindowSize(window_, &w, &h);
+    if (dimension_ == 2)
+        cam2_.zoom_at(at, factor, w, h);
+    else
+        cam3_.zoom(1.0 / factor);
+}
+
+void SceneView::frame_all(int w, int h, const SimStatus& status, const ViewSettings& settings) {
+    // Fit the domain into the part of the window between the side panels (when they are open).
+    int window_w = 0, window_h = 0;
+    SDL_GetWindowSize(window_, &window_w, &window_h);
+    const double to_pixels = window_w > 0 ? static_cast<double>(w) / window_w : 1.0;
+    const double left = (settings.show_params ? 360.0 : 0.0) * to_pixels;
+    const double right = (settings.show_stats ? 380.0 : 0.0) * to_pixels;
+    const double free_w = left + right < 0.6 * w ? w - left - right : w;
+    const double shift = left + right < 0.6 * w ? 0.5 * (left - right) : 0.0;
+    if (dimension_ == 2) {
+        cam2_.frame({frame_.lo[0], frame_.lo[1]}, {frame_.hi[0], frame_.hi[1]}, static_cast<int>(free_w), h);
+        cam2_.pan_pixels({shift, 0.0});
+    } else {
+        if (framed_scene_ != status.scene_path) {  // a new scene: a three-quarter view from above
+            cam3_.yaw = 0.55;
+            cam3_.pitch = 0.45;
+        }
+        cam3_.frame({frame_.lo[0], frame_.lo[1], frame_.lo[2]}, {frame_.hi[0], frame_.hi[1], frame_.hi[2]},
+                    free_w > 0 && h > 0 ? free_w / h : 1.0);
+        cam3_.pan_pixels({shift, 0.0}, h);
+    }
+}
+
+std::optional<std::string> SceneView::update(SimulationHost& host, const SimStatus& status,
+                                             const ViewSettings& settings) {
+    // Tell the simulation thread what the frames should carry (only when it changes).
+    const bool want_device = status.backend == Backend::Cuda && cuda_status().usable && !interop_failed_;
+    if (want_device != device_frames_) host.set_device_frames(device_frames_ = want_device);
+    if (settings.show_vectors != velocity_overlay_) host.set_velocity_overlay(velocity_overlay_ = settings.show_vectors);
+
+    if (!host.take_frame(frame_) && frame_uploaded_) return std::nullopt;
+    ScalarRange range = frame_.range;
+    if (frame_.on_device) {
+        try {
+            if (frame_.count > particles_.capacity()) {
+                interop_.detach();  // before OpenGL reallocates the buffers
+                particles_.reserve(frame_.count);
+            }
+            if (!interop_.attached()) interop_.attach(particles_.position_buffer(), particles_.scalar_buffer());
+            int n = 0;
+            interop_.with_mapped([&](float* xyz, float* scalar) {
+                n = host.copy_device_frame(xyz, scalar, particles_.capacity(), range);
+            });
+            particles_.set_count(n, true);
+        } catch (const CudaError& e) {
+            interop_.detach();
+            interop_failed_ = true;
+            host.set_device_frames(device_frames_ = false);
+            // The next frame comes through the host.
+            return std::string("CUDA-OpenGL interop is not available (") + e.what() +
+                   "): particles now reach OpenGL through host memory";
+        }
+    } else {
+        interop_.detach();  // upload() may reallocate the buffers
+        particles_.upload(frame_.count, frame_.position.data(), frame_.scalar.data());
+    }
+    frame_uploaded_ = true;
+    dimension_ = frame_.dimension;
+    // The auto range over the drawn values (boundary particles are NaN: skipped).
+    if (range.lo <= range.hi) {
+        data_range_[0] = range.lo;
+        data_range_[1] = range.hi > range.lo ? range.hi : range.lo + 1e-6f;
+    }
+    return std::nullopt;
+}
+
+void SceneView::draw(int w, int h, const SimStatus& status, const ViewSettings& settings) {
+    glViewport(0, 0, w, h);
+    glClearColor(0.09f, 0.10f, 0.12f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    if (framed_scene_ != status.scene_path && frame_uploaded_) {
+        frame_all(w, h, status, settings);
+        framed_scene_ = status.scene_path;
+    }
+    const bool is3d = dimension_ == 3;
+    const glm::mat4 view_proj = is3d ? cam3_.view_proj(w, h) : cam2_.view_proj(w, h);
+    const glm::mat4 view = is3d ? cam3_.view() : glm::mat4(1.0f);
+
+    lines_.clear();
+    if (settings.show_domain)
+        lines_.add_box(glm::vec3(frame_.lo[0], frame_.lo[1], frame_.lo[2]),
+                       glm::vec3(frame_.hi[0], frame_.hi[1], frame_.hi[2]), glm::vec4(0.8f, 0.8f, 0.85f, 1.0f));
+    if (settings.show_vectors && frame_.velocity.size() == frame_.position.size()) {
+        const float s = settings.vector_scale;
+        for (int i = 0; i < frame_.count; ++i) {
+            const float* p = &frame_.position[static_cast<std::size_t>(i) * 3];
+            const float* v = &frame_.velocity[static_cast<std::size_t>(i) * 3];
+            lines_.add(glm::vec3(p[0], p[1], p[2]), glm::vec3(p[0] + s * v[0], p[1] + s * v[1], p[2] + s * v[2]),
+                       glm::vec4(1.0f, 1.0f, 1.0f, 0.6f));
+        }
+    }
+    // Obstacles as solid shapes, under the particles in 2D.
+    meshes_.clear();
+    const glm::vec4 solid(0.55f, 0.57f, 0.62f, 1.0f);
+    for (const Obstacle& o : frame_.obstacles) {
+        switch (o.shape) {
+            case Obstacle::Shape::Box:
+                meshes_.add_box(glm::vec3(o.lo[0], o.lo[1], o.lo[2]), glm::vec3(o.hi[0], o.hi[1], o.hi[2]), solid);
+                break;
+            case Obstacle::Shape::Sphere:
+                meshes_.add_sphere(glm::vec3(o.center[0], o.center[1], o.center[2]), static_cast<float>(o.radius),
+                                   solid);
+                break;
+            case Obstacle::Shape::Polygon: {
+                std::vector<glm::vec3> pts;
+                for (std::size_t k = 0; k + 1 < o.points.size(); k += 2)
+                    pts.emplace_back(o.points[k], o.points[k + 1], 0.0f);
+                meshes_.add_convex_polygon(pts, solid);
+                break;
+            }
+            case Obstacle::Shape::Mesh: {
+                const auto& q = o.points;
+                for (std::size_t k = 0; k + 8 < q.size(); k += 9)
+                    meshes_.add_triangle(glm::vec3(q[k], q[k + 1], q[k + 2]), glm::vec3(q[k + 3], q[k + 4], q[k + 5]),
+                                         glm::vec3(q[k + 6], q[k + 7], q[k + 8]), solid);
+                break;
+            }
+        }
+    }
+    add_cells(settings);
+    meshes_.draw(view_proj, is3d ? glm::vec3(0.3f, 0.8f, 0.5f) : glm::vec3(0.0f, 0.0f, 1.0f));
+    const float lo = settings.auto_range ? data_range_[0] : settings.range[0];
+    const float hi = settings.auto_range ? data_range_[1] : settings.range[1];
+    if (is3d) glEnable(GL_DEPTH_TEST);
+    particles_.draw(view_proj, view, is3d, static_cast<float>(frame_.radius * settings.size_scale),
+                    settings.colormap, lo, hi, h);
+    lines_.draw(view_proj);
+    glDisable(GL_DEPTH_TEST);
+}
+
+// The cell overlay: a slice of cells across z (every kind, air pale) or every fluid and solid cell
+// as a box shrunk to 60% (so the cells stay apart), drawn with the obstacles.
+void SceneView::add_cells(const ViewSettings& settings) {
+    const CellGrid& c = frame_.cells;
+    if (settings.cells_mode == 0 || c.kind.empty()) return;
+    const glm::vec4 colour[3] = {glm::vec4(0.85f, 0.88f, 0.95f, 0.18f), glm::vec4(0.20f, 0.45f, 0.95f, 0.55f),
+                                 glm::vec4(0.50f, 0.50f, 0.52f, 0.9f)};
+    const float dx = static_cast<float>(c.dx);
+    const glm::vec3 o(c.origin[0], c.origin[1], c.origin[2]);
+    auto kind = [&](int i, int j, int k) { return c.kind[i + c.n[0] * (j + c.n[1] * static_cast<std::size_t>(k))]; };
+    if (settings.cells_mode == 1) {
+        const int k = std::clamp(static_cast<int>(settings.slice_z * c.n[2]), 0, c.n[2] - 1);
+        const float z = o.z + (k + 0.5f) * dx;
+        for (int j = 0; j < c.n[1]; ++j)
+            for (int i = 0; i < c.n[0]; ++i) {
+                const float x0 = o.x + i * dx, y0 = o.y + j * dx;
+                meshes_.add_quad_2d({x0, y0}, {x0 + dx, y0}, {x0 + dx, y0 + dx}, {x0, y0 + dx},
+                                    colour[std::min<int>(kind(i, j, k), 2)], z);
+            }
+        return;
+    }
+    constexpr std::size_t kMaxBoxes = 60000;  // ~720k triangles: still interactive
+    std::size_t boxes = 0;
+    for (int k = 0; k < c.n[2]; ++k)
+        for (int j = 0; j < c.n[1]; ++j)
+            for (int i = 0; i < c.n[0] && boxes < kMaxBoxes; ++i) {
+                const int t = kind(i, j, k);
+                if (t == CellGrid::Air) continue;
+                const glm::vec3 lo = o + dx * glm::vec3(i + 0.2f, j + 0.2f, k + 0.2f);
+                meshes_.add_box(lo, lo + glm::vec3(0.6f * dx), colour[std::min(t, 2)]);
+                ++boxes;
+            }
+}
+
+}  // namespace fs

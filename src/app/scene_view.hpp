@@ -1,0 +1,70 @@
+// SceneView: the simulation as the window draws it: the latest frame, the particle, line and
+// mesh renderers, the 2D and 3D cameras, and the CUDA-OpenGL interop for device frames.
+#pragma once
+
+#include <SDL.h>
+
+#include <optional>
+#include <string>
+
+#include <glm/glm.hpp>
+
+#include "app/simulation_host.hpp"
+#include "app/view_settings.hpp"
+#include "render/camera.hpp"
+#include "render/cuda_gl_interop.hpp"
+#include "render/line_renderer.hpp"
+#include "render/mesh_renderer.hpp"
+#include "render/particle_renderer.hpp"
+
+namespace fs {
+
+class SceneView {
+public:
+    // With the window's OpenGL context current, from init() to release().
+    void init(SDL_Window* window);
+    void release();
+
+    // Takes the simulation's latest frame into the renderers. Returns a notice when the
+    // CUDA-OpenGL interop failed (frames then come through host memory for good).
+    std::optional<std::string> update(SimulationHost& host, const SimStatus& status, const ViewSettings& settings);
+    // Draws into a viewport of w x h pixels (framing a newly opened scene first).
+    void draw(int w, int h, const SimStatus& status, const ViewSettings& settings);
+    // Fits the domain into the part of the viewport between the side panels that are open.
+    void frame_all(int w, int h, const SimStatus& status, const ViewSettings& settings);
+
+    // Mouse, in window points: a drag pans (2D), orbits (3D, left button) or pans (3D, others);
+    // the wheel zooms at the cursor (2D) or towards the target (3D).
+    void drag(glm::dvec2 by, bool left_button);
+    void zoom(double factor, glm::dvec2 at);
+
+    const FrameData& frame() const { return frame_; }
+    int dimension() const { return dimension_; }
+    // The auto colour range: over the drawn values (boundary particles are NaN: skipped).
+    const float* data_range() const { return data_range_; }
+
+private:
+    void add_cells(const ViewSettings& settings);
+
+    SDL_Window* window_ = nullptr;
+    FrameData frame_;
+    bool frame_uploaded_ = false;
+    int dimension_ = 2;
+    std::string framed_scene_;
+    float data_range_[2] = {0.0f, 1.0f};
+
+    render::Camera2D cam2_;
+    render::Camera3D cam3_;
+    render::ParticleRenderer particles_;
+    // CUDA-OpenGL interop: on the CUDA backend the particles go from the simulation's device
+    // memory into particles_' buffers on the GPU. Off for good once it failed (then frames come
+    // through host memory and a notice says why).
+    render::CudaGlBuffers interop_;
+    bool interop_failed_ = false;
+    bool device_frames_ = false;     // what the host was last told
+    bool velocity_overlay_ = false;  // likewise
+    render::LineRenderer lines_;
+    render::MeshRenderer meshes_;
+};
+
+}  // namespace fs

@@ -1,0 +1,31 @@
+// ViewSettings: what the user picks in the window (colours, overlays, panels shown, file names),
+// read by the panels, the scene view and the event loop.
+#pragma once
+
+#include "render/colormap.hpp"
+
+namespace fs {
+
+struct ViewSettings {
+    render::Colormap colormap = render::Colormap::Viridis;
+    bool auto_range = true;
+    float range[2] = {0.0f, 1.0f};
+    bool show_vectors = false;
+    float vector_scale = 0.075f;  // the tutorial's show_speeds scale
+    bool show_domain = true;
+    // Grid cells coloured by kind (fluid / air / solid), for grid solvers: a slice across z at
+    // slice_z (a fraction of the depth) or every fluid and solid cell.
+    int cells_mode = 0;  // 0 off, 1 slice, 2 all
+    float slice_z = 0.5f;
+    float size_scale = 1.0f;
+    int steps_per_push = 1;
+    bool show_help = false;
+    bool show_stats = true;
+    bool show_params = true;
+    char save_path[256] = "my_scene.json";
+    char export_path[256] = "export.usda";
+    int export_every = 1;
+    bool record_gif = false;
+};
+
+}  // namespace fs
