@@ -251,16 +251,48 @@ TEST(EulerIntegration, FreeFallIsSemiImplicitEulerExactly) {
     EXPECT_NEAR(s.time(), n * 0.01, 1e-12);
 }
 
-TEST(EulerWalls, ParticlesStayInTheUnitSquare) {
+// seed 000, bounce_on_borders: a particle that crossed a border is put back on it, its normal
+// velocity reversed, and its velocity scaled by the damping (the tutorial's 0.9).
+TEST(EulerWalls, ABounceReversesTheNormalVelocityAndDampsIt) {
+    EulerSolver s;
+    set(s, "gravity", "0");
+    set(s, "collisions", "false");
+    set(s, "tau", "0.005");
+    set(s, "wall_damping", "0.9");
+    HostState h;
+    h.pos = {{0.99, 0.5}, {0.5, 0.005}, {0.5, 0.5}};
+    h.vel = {{4.0, 1.0}, {0.5, -2.0}, {1.0, 1.0}};  // right wall, floor, no wall
+    h.mass = {1.0, 1.0, 1.0};
+    h.id = {0, 1, 2};
+    s.set_state(h);
+    s.step();
+    const HostState a = s.state();
+    EXPECT_EQ(a.pos[0].x, 1.0);
+    EXPECT_DOUBLE_EQ(a.pos[0].y, 0.5 + 0.005 * 1.0);
+    EXPECT_DOUBLE_EQ(a.vel[0].x, -0.9 * 4.0);
+    EXPECT_DOUBLE_EQ(a.vel[0].y, 0.9 * 1.0);
+    EXPECT_EQ(a.pos[1].y, 0.0);
+    EXPECT_DOUBLE_EQ(a.vel[1].x, 0.9 * 0.5);
+    EXPECT_DOUBLE_EQ(a.vel[1].y, 0.9 * 2.0);
+    EXPECT_EQ(a.vel[2], dvec2(1.0, 1.0)) << "a particle that meets no wall keeps its velocity";
+}
+
+// With elastic walls and collisions a dense gas thrown at the walls keeps its kinetic energy:
+// a wall that gained or lost energy (a wrong sign, a missed bounce that a clamp would hide)
+// shows here, where clamped positions alone could not.
+TEST(EulerWalls, ElasticWallsKeepTheGasEnergy) {
     EulerSolver s;
     set(s, "initial_speed", "40");
+    set(s, "gravity", "0");
+    set(s, "wall_damping", "1");
+    set(s, "restitution", "1");
     dense_gas(s, 2000, 0.02, 4);
+    const double e0 = kinetic_energy(s.state());
     for (int k = 0; k < 100; ++k) s.step();
-    for (const dvec2& p : s.state().pos) {
-        EXPECT_GE(p.x, 0.0);
-        EXPECT_LE(p.x, 1.0);
-        EXPECT_GE(p.y, 0.0);
-        EXPECT_LE(p.y, 1.0);
+    const HostState h = s.state();
+    EXPECT_NEAR(kinetic_energy(h), e0, 1e-12 * e0);
+    for (const dvec2& p : h.pos) {
+        EXPECT_TRUE(p.x >= 0.0 && p.x <= 1.0 && p.y >= 0.0 && p.y <= 1.0) << p.x << ", " << p.y;
     }
 }
 

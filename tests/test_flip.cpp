@@ -291,7 +291,10 @@ TEST(FlipHydrostatic, TankStaysAtRestWithAFlatSurface) {
             }
         std::printf("tank after 1 s (%s): max speed %.3g m/s, surface height spread %.3g m (dx %.3g m)\n", scheme,
                     max_speed, top_hi - top_lo, g.dx);
-        EXPECT_LT(max_speed, 0.1) << scheme;
+        // Gravity adds g dt each step and the pressure solve (MGPCG to a relative 1e-6) takes it
+        // back to about 1e-7 m/s; 1e-5 leaves a margin. A wrong boundary or gradient shows as
+        // centimetres per second.
+        EXPECT_LT(max_speed, 1e-5) << scheme;
         EXPECT_LT(top_hi - top_lo, g.dx) << scheme;
     }
 }

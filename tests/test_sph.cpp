@@ -82,6 +82,8 @@ TEST(SphNeighbors, GridFindsExactlyTheBruteForcePairs) {
 // Mean pressure of fluid particles in the bottom two rows against rho0 g (surface - y).
 struct Tank {
     double density_error_mean, density_error_max, bottom_ratio;
+    double max_speed;  // of the fluid, m/s
+    int outside;       // fluid particles outside the box
 };
 
 Tank settle(const std::string& model) {
@@ -95,10 +97,12 @@ Tank settle(const std::string& model) {
     while (s.time() < 2.0) s.step();
     const HostState h = s.state();
     const double rho0 = 1000.0, g = 9.81, dx = 0.01;
-    double top = 0.0, err_sum = 0.0, err_max = 0.0;
-    int fluid = 0;
+    double top = 0.0, err_sum = 0.0, err_max = 0.0, max_speed = 0.0;
+    int fluid = 0, outside = 0;
     for (std::size_t i = 0; i < h.pos.size(); ++i)
         if (h.kind[i] == fs::sph::kFluid) {
+            max_speed = std::max(max_speed, glm::length(h.vel[i]));
+            outside += h.pos[i].x < 0.0 || h.pos[i].x > 0.4 || h.pos[i].y < 0.0 || h.pos[i].y > 0.6;
             top = std::max(top, h.pos[i].y);
             err_sum += std::abs(h.density[i] - rho0) / rho0;
             err_max = std::max(err_max, std::abs(h.density[i] - rho0) / rho0);
@@ -111,23 +115,35 @@ Tank settle(const std::string& model) {
             measured += h.pressure[i];
             expected += rho0 * g * (surface - h.pos[i].y);
         }
-    return {err_sum / fluid, err_max, measured / expected};
+    return {err_sum / fluid, err_max, measured / expected, max_speed, outside};
 }
 
 TEST(SphHydrostatic, TankAtRestWithPressureMirroring) {
     const Tank t = settle("pressure_mirroring");
-    std::printf("pressure_mirroring: mean density error %.3g%%, max %.3g%%, bottom pressure %.4g of rho0 g H\n",
-                100 * t.density_error_mean, 100 * t.density_error_max, t.bottom_ratio);
+    std::printf("pressure_mirroring: mean density error %.3g%%, max %.3g%%, bottom pressure %.4g of rho0 g H, "
+                "max speed %.3g m/s\n",
+                100 * t.density_error_mean, 100 * t.density_error_max, t.bottom_ratio, t.max_speed);
     EXPECT_LT(t.density_error_mean, 0.01);
     EXPECT_NEAR(t.bottom_ratio, 1.0, 0.05);
+    EXPECT_EQ(t.outside, 0) << "the walls hold the water";
+    EXPECT_LT(t.max_speed, 0.02) << "at rest: a hundredth of the speed sqrt(g H) a collapse reaches";
 }
 
 TEST(SphHydrostatic, TankAtRestWithTheAssignmentsBoundary) {
     // Reported, not required: boundary particles at pressure 0 push less than the fluid needs.
     const Tank t = settle("assignment");
-    std::printf("assignment: mean density error %.3g%%, max %.3g%%, bottom pressure %.4g of rho0 g H\n",
-                100 * t.density_error_mean, 100 * t.density_error_max, t.bottom_ratio);
+    std::printf("assignment: mean density error %.3g%%, max %.3g%%, bottom pressure %.4g of rho0 g H, "
+                "max speed %.3g m/s\n",
+                100 * t.density_error_mean, 100 * t.density_error_max, t.bottom_ratio, t.max_speed);
     EXPECT_LT(t.density_error_mean, 0.02);
+    EXPECT_EQ(t.outside, 0) << "the walls hold the water";
+    // At rest: slower than a hundredth of the speed sqrt(g H) = 2 m/s a collapse would reach.
+    EXPECT_LT(t.max_speed, 0.02);
+    // The assignment's walls (density rho0, pressure 0) push back less than the water weighs, so
+    // the water sinks in until the bottom fluid is compressed past hydrostatic: it reads about
+    // 1.2 rho0 g H there, where pressure mirroring reads 1.0. Above 1, below 1.3.
+    EXPECT_GT(t.bottom_ratio, 1.0);
+    EXPECT_LT(t.bottom_ratio, 1.3);
 }
 
 // ---- conservation, barrier, determinism ----

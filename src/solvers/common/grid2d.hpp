@@ -40,7 +40,10 @@ struct Grid2 {
 // A grid tiling [lo, hi] whose cells are a little over twice `reach` wide and high (Neighbors2
 // searches the 2x2 block on the particle's side of its cell), with at most about two cells per
 // particle (finer cells past that only cost memory and scan time; measured on the Euler gas at
-// N = 1e6). The cells tile the box exactly, so a periodic box wraps cell for cell.
+// N = 1e6). The cells tile the box exactly, so a periodic box wraps cell for cell. Sized from the
+// reach, not from the particle count as the tutorial's grid is (seed 000: floor(sqrt(N)) * 5 cells
+// a side, 0.0065 wide for N = 1000, under its collision distance of 0.032: the cells next to a
+// particle's would not hold all its partners).
 inline Grid2 make_grid(dvec2 lo, dvec2 hi, double reach, long long particles) {
     const dvec2 size = glm::max(hi - lo, dvec2(1e-12));
     double cell = 2.000001 * reach;

@@ -76,9 +76,13 @@ struct Best {
 // restitution for smooth disks). Both particles compute J from the pair ordered (a, b) = (lower
 // index, higher index), so they apply exactly opposite impulses; swapping a and b negates n and
 // v_b - v_a exactly, so the result does not depend on where the two sit in memory either.
-// The tutorial (seed 000, "bounce") instead reflects both velocities about the normal of the
-// centre-of-mass velocity and multiplies them by a damping factor, which conserves neither
-// momentum nor energy; its "collision damping" maps here to the restitution coefficient.
+// The tutorial (seed 000, "bounce") instead reflects each velocity across the direction of the
+// pair's centre-of-mass velocity V_g (it flips the components along N, the normal of V_g). The
+// pair's momentum has no component along N, so the reflection keeps it, and it keeps each speed,
+// so energy too; its damping of 0.99 on both velocities then removes 1% of the pair's momentum
+// and 2% of its energy. What is wrong with it physically is the direction: the impulse acts along
+// N, set by the velocities alone, not along the line of centres, so a glancing contact deflects
+// the particles as hard as a head-on one. Its "collision damping" maps here to the restitution.
 FS_HDI dvec2 collision_velocity(int self, int other, const dvec2* pos, const dvec2* vel,
                                 const double* mass, double restitution, bool periodic) {
     const int a = self < other ? self : other;

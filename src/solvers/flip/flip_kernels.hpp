@@ -26,7 +26,9 @@ FS_HDI double positive_part(double t) { return 0.5 * (t + std::fabs(t)); }
 
 // The 1D transfer kernels, of a distance in cells: linear ("tent", seed 001's trilinear
 // weights: max(0, 1 - |x|)) and the quadratic B-spline (support 1.5 cells: 3/4 - x^2 for
-// |x| < 1/2, (3/2 - |x|)^2 / 2 for |x| < 3/2). Written without data-dependent branches: in
+// |x| < 1/2, (3/2 - |x|)^2 / 2 for |x| < 3/2). Seed 001 calls its 3x3x3 kernel a "cubic"
+// B-spline, but a B-spline reaching 3 nodes per axis is the quadratic one: the cubic spans 4
+// (support 2 cells). This is the kernel the assignment means. Written without data-dependent branches: in
 // the transfers' inner loops a particle is about as often inside as outside the support, and
 // the compiler keeps plain ternaries as branches that mispredict.
 FS_HDI double kernel_1d(double x, int weights) {

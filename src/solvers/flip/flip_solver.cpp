@@ -58,7 +58,7 @@ FlipSolver::FlipSolver(Backend backend) : EngineSolver(backend) {
                &s_.volume_correction);
     r.add_choice({"transfer", "Transfer weights", "Transfer", "",
                   "P2G and G2P kernel, for either transfer scheme: linear (trilinear, seed 001) or the "
-                  "quadratic B-spline."},
+                  "quadratic B-spline (3 nodes per axis: what the assignment calls its cubic B-spline)."},
                  {"linear", "quadratic"}, &s_.transfer);
     r.add_choice({"pressure_solver", "Pressure solver", "Pressure", "",
                   "jacobi: the assignment's iteration with relaxation; gauss_seidel: red-black with "

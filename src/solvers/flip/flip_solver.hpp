@@ -26,7 +26,7 @@ struct Settings {
     int transfer = kLinear;
     int transfer_scheme = kPicFlip;
     int pressure_solver = 2;            // mgpcg
-    long long jacobi_iterations = 200;
+    long long jacobi_iterations = 500;  // seed 001, Jacobi Iteration: "~500-1000 iterations"
     double jacobi_relaxation = 1.0;
     long long gauss_seidel_iterations = 100;
     double sor_omega = 1.7;
