@@ -1,0 +1,170 @@
+// The collisions of the vortex solver's particles with its bodies, and their buffers: vortons
+// ejected with no-slip and heat exchange, the impulse they give each body; tracers moved out.
+#pragma once
+
+#include <cmath>
+#include <vector>
+
+#include "core/buffer.hpp"
+#include "solvers/vortex/vortex_engine.hpp"
+
+namespace fs::vortex {
+
+// The vortons' arrays a collision pass reads and moves (views into the pipeline's buffers).
+struct CollidingVortons {
+    View<dvec3> pos, omega;
+    View<const double> radius;
+    View<double> temp;
+};
+
+// Kernel-launching members are public: nvcc's host-device lambdas may not be defined in private
+// members.
+template <class Exec>
+class BodyCollisions {
+public:
+    static constexpr MemorySpace kSpace = Exec::space;
+
+    void set_bodies(const std::vector<BodyShape>& bodies) {
+        bodies_host_ = bodies;
+        bodies_.copy_from_host(bodies);
+    }
+
+    // What each body received in the last collide().
+    const std::vector<Exchange>& exchanges() const { return exchanges_; }
+
+    // seed 002, "Collision Response" and CollideVortonsSlice, body after body: a vorton within
+    // boundary_thickness core radii of the surface (bounding-sphere broad phase first) is pushed
+    // out to one core radius, and its vorticity changes so that the tangential slip between fluid
+    // and body surface at the contact point is cancelled (part 4 of the series). The vortons in
+    // contact form a layer, about one per (2 s)^2 of surface: together a vortex sheet of strength
+    // gamma = 2 s d omega, which changes the velocity beside it by gamma / 2 = s d omega; so
+    //   d omega = slip_fraction (n x u_slip) / s.
+    // (Sizing d omega for the vorton alone, as if its neighbours did nothing, over-corrects by
+    // the number of overlapping cores, about 4x here, and the boundary layer then blows up.) The
+    // layer is not always that sparse: where k vortons in contact crowd one sheet vorton's patch
+    // of (2 s)^2, each takes 1/k of the correction, so the sheet they make together cancels the
+    // slip once; the whole change otherwise over-corrects k-fold, flips the slip's sign step after
+    // step and grows (the plate-and-flames scene ran away after 37 s so).
+    // The change of the fluid's linear and angular impulse goes to the body with the opposite
+    // sign, and heat flows between body and vorton. Each vorton writes its share to its own slot;
+    // the slots are summed in fixed blocks (the document's deterministic split and join).
+    void collide(Exec& exec, const Config& c, const CollidingVortons& v, View<dvec3> tpos, View<double> ttemp) {
+        exchanges_.assign(static_cast<std::size_t>(kMaxBodies), Exchange{});
+        for (int b = 0; b < c.body_count && b < static_cast<int>(bodies_host_.size()); ++b) {
+            if (bodies_host_[b].kind == kNoBody) continue;
+            exchanges_[b] = collide_vortons(exec, c, b, v);
+            collide_tracers(exec, c, b, tpos, ttemp);
+        }
+    }
+
+    Exchange collide_vortons(Exec& exec, const Config& c, int body, const CollidingVortons& v) {
+        auto bodies = bodies_.cview();
+        auto pos = v.pos;
+        auto omega = v.omega;
+        auto radius = v.radius;
+        auto temp = v.temp;
+        const int n = pos.size;
+        auto ex = exchange_.resized(static_cast<std::size_t>(n));
+        const double thick = c.boundary_thickness, slip = c.slip_fraction, rho = c.fluid_density;
+        const double heat_keep = std::exp(-c.heat_transfer_rate * c.dt), cp = c.specific_heat;
+        // First the fluid velocity at each contact point, from the state before any correction
+        // of this pass (so the pass reads nothing it writes), by the direct sum over all vortons
+        // whatever the velocity method: the layer of vortons in contact is thinner than a grid
+        // cell, and interpolation would hide the velocity the layer itself induces at the wall,
+        // so the corrections would pile up step after step. (contacts x vortons: cheap.)
+        auto at_contact = ucontact_.resized(static_cast<std::size_t>(n));
+        auto touching = touching_.resized(static_cast<std::size_t>(n));
+        auto crowd = crowd_.resized(static_cast<std::size_t>(n));
+        exec.parallel_for(n, FS_LAMBDA(int i) {
+            const BodyShape& b = bodies[body];
+            double dist;
+            dvec3 point, nrm;
+            at_contact[i] = dvec3(0.0);
+            touching[i] = 0;
+            if (!body_contact(b, pos[i], thick * radius[i], dist, point, nrm) || dist >= thick * radius[i]) return;
+            touching[i] = 1;
+            Induced acc;
+            for (int j = 0; j < n; ++j)
+                add_induced(acc, point, dvec3(0.0), pos[j], vorton_volume(radius[j]) * omega[j], radius[j], false);
+            at_contact[i] = acc.u;
+        });
+        // How crowded the layer is round each contact: the vortons in contact within 2 s /
+        // sqrt(pi) of it (itself included), the disc of area (2 s)^2 that the sheet model
+        // gives one vorton. Where more crowd in, they share the correction (below).
+        auto touch = touching_.cview();
+        exec.parallel_for(n, FS_LAMBDA(int i) {
+            crowd[i] = 1;
+            if (!touch[i]) return;
+            const double reach = 2.0 * radius[i] / std::sqrt(kPi);
+            int k = 0;
+            for (int j = 0; j < n; ++j) {
+                const dvec3 d = pos[j] - pos[i];
+                k += touch[j] && glm::dot(d, d) < reach * reach ? 1 : 0;
+            }
+            crowd[i] = k > 1 ? k : 1;
+        });
+        auto vel = ucontact_.cview();
+        auto shared = crowd_.cview();
+        exec.parallel_for(n, FS_LAMBDA(int i) {
+            const BodyShape& b = bodies[body];
+            Exchange e;
+            const dvec3 x0 = pos[i];
+            const double s = radius[i];
+            double dist;
+            dvec3 point, nrm;
+            if (!body_contact(b, x0, thick * s, dist, point, nrm) || dist >= thick * s) {
+                ex[i] = e;
+                return;
+            }
+            e.contacts = 1;
+            const double vol = vorton_volume(s);
+            const dvec3 a0 = vol * omega[i];
+            // Eject: the centre goes back to one core radius outside the surface.
+            const dvec3 x1 = dist < s ? point + s * nrm : x0;
+            // No-slip: cancel the tangential slip at the contact point.
+            const dvec3 rel = vel[i] - surface_velocity(b, point);
+            const dvec3 rel_t = rel - glm::dot(rel, nrm) * nrm;
+            const dvec3 w1 = omega[i] + (slip / (s * shared[i])) * glm::cross(nrm, rel_t);
+            const dvec3 a1 = vol * w1;
+            pos[i] = x1;
+            omega[i] = w1;
+            // Heat between body and vorton (the vorton's mass is rho V).
+            if (b.temperature > 0.0) {
+                const double dT = (b.temperature - temp[i]) * (1.0 - heat_keep);
+                temp[i] += dT;
+                e.heat = -rho * vol * cp * dT;
+            }
+            e.linear = -(linear_impulse_of(x1, a1, rho) - linear_impulse_of(x0, a0, rho));
+            const dvec3 angular_origin = -(angular_impulse_of(x1, a1, rho) - angular_impulse_of(x0, a0, rho));
+            e.angular = angular_origin - glm::cross(b.pose.position, e.linear);
+            ex[i] = e;
+        });
+        return exec.transform_reduce(n, Exchange{}, FS_LAMBDA(int i) { return ex[i]; }, ExchangeOp{});
+    }
+
+    // Tracers found inside a body move out to its surface (seed 002, RemoveEmbeddedParticles
+    // moves rather than deletes, so the smoke keeps its amount); those touching it take its heat.
+    void collide_tracers(Exec& exec, const Config& c, int body, View<dvec3> tp, View<double> tt) {
+        auto bodies = bodies_.cview();
+        const double heat_keep = std::exp(-c.heat_transfer_rate * c.dt);
+        const double skin = 0.05 * c.core_radius;
+        exec.parallel_for(tp.size, FS_LAMBDA(int i) {
+            const BodyShape& b = bodies[body];
+            double dist;
+            dvec3 point, n;
+            if (!body_contact(b, tp[i], skin, dist, point, n) || dist >= skin) return;
+            if (dist < 0.0) tp[i] = point + skin * n;
+            if (b.temperature > 0.0) tt[i] += (b.temperature - tt[i]) * (1.0 - heat_keep);
+        });
+    }
+
+private:
+    Buffer<BodyShape> bodies_{kSpace};
+    std::vector<BodyShape> bodies_host_;
+    Buffer<Exchange> exchange_{kSpace};
+    Buffer<dvec3> ucontact_{kSpace};
+    Buffer<int> touching_{kSpace}, crowd_{kSpace};  // in contact; vortons sharing the correction
+    std::vector<Exchange> exchanges_ = std::vector<Exchange>(kMaxBodies);
+};
+
+}  // namespace fs::vortex

@@ -1,0 +1,231 @@
+// The vortex-in-cell grid of the vortex solver and its buffers: vorticity and temperature spread
+// to a uniform grid, psi from the free-space Poisson solve, u = curl psi, and their derivatives.
+//
+// Vortex-in-cell (Christiansen 1973; Cottet and Koumoutsakos 2000, ch. 3): vorticity spread to
+// the grid with trilinear weights, lap psi = -omega solved in free space, u = curl psi and grad u
+// by central differences, all interpolated back with the same weights. Vortons are reached in
+// cell order through a counting sort's permutation, each node gathering from the 8 cells around
+// it, so every sum has a fixed order and results do not depend on the thread count.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "core/buffer.hpp"
+#include "solvers/common/cell_sort.hpp"
+#include "solvers/vortex/poisson.hpp"
+#include "solvers/vortex/vortex_engine.hpp"
+
+namespace fs::vortex {
+
+// Kernel-launching members are public: nvcc's host-device lambdas may not be defined in private
+// members.
+template <class Exec>
+class VortexInCell {
+public:
+    static constexpr MemorySpace kSpace = Exec::space;
+
+    // The grid's shape and spacing: the last one built, or one carried over from another backend
+    // (build keeps it while the particles fit it).
+    const VicGrid& grid() const { return grid_; }
+    void set_grid(const VicGrid& g) { grid_ = g; }
+    // Whether the grid holds this step's fields; build sets it, invalidate clears it.
+    bool built() const { return built_; }
+    // Whether grad T and lap T are on the grid.
+    bool has_heat() const { return has_heat_; }
+    void invalidate() { built_ = has_heat_ = false; }
+
+    // The spread vorticity (3 blocks of nodes) and the temperature at the nodes.
+    View<const double> vorticity() const { return wgrid_.cview(); }
+    View<const double> temperature() const { return tgrid_.cview(); }
+    // grad T (3 blocks) and lap T (the 4th), when has_heat().
+    View<const double> temperature_derivatives() const { return gradt_.cview(); }
+
+    // Spreads the vortons' vorticity and temperature on a grid covering every vorton and tracer;
+    // with `solve`, also psi, u, and the derivatives the configuration asks for.
+    void build(Exec& exec, const Config& c, View<const dvec3> vp, View<const dvec3> omega, View<const double> radius,
+               View<const double> vtemp, View<const dvec3> tp, bool solve) {
+        // The grid covers every particle with a margin of two nodes.
+        const Box3Op box_op;
+        const int vortons = vp.size, tracers = tp.size;
+        const Box3 empty{dvec3(1e300), dvec3(-1e300)};
+        Box3 box = exec.transform_reduce(vortons, empty, FS_LAMBDA(int i) { return Box3{vp[i], vp[i]}; }, box_op);
+        if (tracers > 0)
+            box = box_op(box, exec.transform_reduce(tracers, empty,
+                                                    FS_LAMBDA(int i) { return Box3{tp[i], tp[i]}; }, box_op));
+        const dvec3 ext = box.hi - box.lo;
+        const double longest = std::max({ext.x, ext.y, ext.z});
+        if (!std::isfinite(longest)) return;  // the stats report the non-finite particle
+        constexpr int kMargin = 2;
+        VicGrid g;
+        const double h_raw = std::max(longest / std::max(1, c.grid_cells - 1 - 2 * kMargin), 0.5 * c.core_radius);
+        // h on a ladder of ratio 2^(1/8) and sizes rounded up to even numbers of the form
+        // 2^a 3^b 5^c: consecutive steps then mostly share one grid shape and spacing, so the
+        // Poisson solver reuses its FFT plans and kernel transform, and the doubled FFT lengths
+        // have only the small prime factors FFTs are fastest for.
+        g.h = c.core_radius * std::exp2(std::ceil(8.0 * std::log2(h_raw / c.core_radius)) / 8.0);
+        auto nodes_along = [&](double e) {
+            int n = static_cast<int>(std::ceil(e / g.h)) + 1 + 2 * kMargin;
+            for (;; ++n) {
+                int m = n;
+                if (m % 2) continue;
+                for (int p : {2, 3, 5})
+                    while (m % p == 0) m /= p;
+                if (m == 1) return n;
+            }
+        };
+        g.nx = nodes_along(ext.x);
+        g.ny = nodes_along(ext.y);
+        g.nz = nodes_along(ext.z);
+        // Keep the last shape while the particles still fit it with the same spacing (and it is
+        // not much larger), so a cloud that breathes does not re-plan the FFTs every step.
+        const VicGrid& last = grid_;
+        if (last.h == g.h && last.nx >= g.nx && last.ny >= g.ny && last.nz >= g.nz && last.nx <= g.nx + 8 &&
+            last.ny <= g.ny + 8 && last.nz <= g.nz + 8) {
+            g.nx = last.nx;
+            g.ny = last.ny;
+            g.nz = last.nz;
+        }
+        // Centred on the particles.
+        g.origin = 0.5 * (box.lo + box.hi) - 0.5 * g.h * dvec3(g.nx - 1, g.ny - 1, g.nz - 1);
+        grid_ = g;
+        const int nodes = g.nodes();
+
+        // Vortons sorted by cell, then every node gathers from the 8 cells around it.
+        sort_.build(exec, g.cells(), vortons, FS_LAMBDA(int i) { return g.cell_of(vp[i]); });
+        auto order = sort_.order();
+        auto start = sort_.cell_start();
+        auto w = wgrid_.resized(3 * static_cast<std::size_t>(nodes));
+        auto tg = tgrid_.resized(static_cast<std::size_t>(nodes));
+        const double inv_h3 = 1.0 / (g.h * g.h * g.h), t0 = c.ambient_temperature;
+        exec.parallel_for(nodes, FS_LAMBDA(int nd) {
+            const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
+            dvec3 a(0.0);
+            double tw = 0.0, vw = 0.0;
+            for (int dc = 0; dc < 2; ++dc)
+                for (int db = 0; db < 2; ++db)
+                    for (int da = 0; da < 2; ++da) {
+                        const int ci = i - da, cj = j - db, ck = k - dc;
+                        if (ci < 0 || cj < 0 || ck < 0 || ci > g.nx - 2 || cj > g.ny - 2 || ck > g.nz - 2) continue;
+                        const int cell = g.cell_index(ci, cj, ck);
+                        for (int s = start[cell]; s < start[cell + 1]; ++s) {
+                            const int p = order[s];
+                            int pi, pj, pk;
+                            dvec3 f;
+                            g.locate(vp[p], pi, pj, pk, f);
+                            const double wt = cic_weight(f, da, db, dc);
+                            const double vol = vorton_volume(radius[p]);
+                            a += (wt * vol) * omega[p];
+                            tw += wt * vol * (vtemp[p] - t0);
+                            vw += wt * vol;
+                        }
+                    }
+            w[nd] = a.x * inv_h3;
+            w[nodes + nd] = a.y * inv_h3;
+            w[2 * nodes + nd] = a.z * inv_h3;
+            // Temperature: the volume-weighted mean of the vortons near the node, fading to the
+            // ambient one where they cover less than a tenth of a cell.
+            tg[nd] = t0 + tw / max_of(vw, 0.1 * g.h * g.h * g.h);
+        });
+        built_ = true;
+        if (!solve) return;
+
+        if (!poisson_) poisson_ = Exec::backend == Backend::Cuda ? make_poisson_cuda() : make_poisson_cpu();
+        // The kernel is smoothed with the vortons' mean core, so the grid's field is the direct
+        // sum's regularised one (up to the O(h^2) of the spreading).
+        const double mean_core =
+            exec.transform_reduce(vortons, 0.0, FS_LAMBDA(int i) { return radius[i]; },
+                                  [] FS_HD(double a, double b) { return a + b; }) /
+            vortons;
+        auto psi = psigrid_.resized(3 * static_cast<std::size_t>(nodes));
+        poisson_->solve(g.nx, g.ny, g.nz, g.h, w.data, psi.data, mean_core);
+
+        // u = curl psi at the nodes.
+        auto u = ugrid_.resized(3 * static_cast<std::size_t>(nodes));
+        auto uv = uvec_.resized(static_cast<std::size_t>(nodes));
+        const double* ps = psi.data;
+        exec.parallel_for(nodes, FS_LAMBDA(int nd) {
+            const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
+            const double* px = ps;
+            const double* py = ps + nodes;
+            const double* pz = ps + 2 * nodes;
+            u[nd] = node_derivative(g, pz, i, j, k, 1) - node_derivative(g, py, i, j, k, 2);
+            u[nodes + nd] = node_derivative(g, px, i, j, k, 2) - node_derivative(g, pz, i, j, k, 0);
+            u[2 * nodes + nd] = node_derivative(g, py, i, j, k, 0) - node_derivative(g, px, i, j, k, 1);
+            uv[nd] = dvec3(u[nd], u[nodes + nd], u[2 * nodes + nd]);
+        });
+        // What the other stages read: grad u (component 3a + b = d u_a / d x_b) and lap omega
+        // for vortons on the grid; grad T and lap T for buoyancy and heat diffusion.
+        const double* uu = u.data;
+        const double* ww = w.data;
+        if (c.velocity_method == kGrid) {
+            auto gu = gradu_.resized(9 * static_cast<std::size_t>(nodes));
+            auto lw = lapw_.resized(3 * static_cast<std::size_t>(nodes));
+            exec.parallel_for(nodes, FS_LAMBDA(int nd) {
+                const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
+                for (int a = 0; a < 3; ++a) {
+                    for (int b = 0; b < 3; ++b)
+                        gu[(3 * a + b) * nodes + nd] = node_derivative(g, uu + a * nodes, i, j, k, b);
+                    lw[a * nodes + nd] = node_laplacian(g, ww + a * nodes, i, j, k);
+                }
+            });
+        }
+        has_heat_ = c.buoyancy || c.thermal_diffusivity > 0.0;
+        if (has_heat_) {
+            auto gt = gradt_.resized(4 * static_cast<std::size_t>(nodes));
+            const double* tt = tg.data;
+            exec.parallel_for(nodes, FS_LAMBDA(int nd) {
+                const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
+                for (int a = 0; a < 3; ++a) gt[a * nodes + nd] = node_derivative(g, tt, i, j, k, a);
+                gt[3 * nodes + nd] = node_laplacian(g, tt, i, j, k);
+            });
+        }
+    }
+
+    // The vortons' velocity, stretching (omega . grad) u, diffusion nu lap omega and psi,
+    // interpolated from the grid.
+    void interpolate_to_vortons(Exec& exec, const Config& c, View<const dvec3> pos, View<const dvec3> omega,
+                                View<dvec3> vel, View<dvec3> str, View<dvec3> dif, View<dvec3> psi) {
+        const VicGrid g = grid_;
+        const double* u = ugrid_.data();
+        const double* gu = gradu_.data();
+        const double* lw = lapw_.data();
+        const double* ps = psigrid_.data();
+        const double nu = c.viscosity;
+        exec.parallel_for(pos.size, FS_LAMBDA(int i) {
+            const dvec3 x = pos[i], wi = omega[i];
+            double v[3], d[9], l[3], p[3];
+            interpolate<3>(g, u, x, v);
+            interpolate<9>(g, gu, x, d);
+            interpolate<3>(g, lw, x, l);
+            interpolate<3>(g, ps, x, p);
+            vel[i] = dvec3(v[0], v[1], v[2]);
+            // (omega . grad) u: component a = sum_b omega_b d u_a / d x_b.
+            str[i] = dvec3(d[0] * wi.x + d[1] * wi.y + d[2] * wi.z, d[3] * wi.x + d[4] * wi.y + d[5] * wi.z,
+                           d[6] * wi.x + d[7] * wi.y + d[8] * wi.z);
+            dif[i] = nu * dvec3(l[0], l[1], l[2]);
+            psi[i] = dvec3(p[0], p[1], p[2]);
+        });
+    }
+
+    // The tracers' velocity, interpolated from the grid.
+    void interpolate_to_tracers(Exec& exec, View<const dvec3> tpos, View<dvec3> tvel) {
+        const VicGrid g = grid_;
+        const dvec3* u = uvec_.data();
+        exec.parallel_for(tpos.size, FS_LAMBDA(int i) { tvel[i] = interpolate_vec(g, u, tpos[i]); });
+    }
+
+private:
+    // omega (3 blocks), temperature, psi, u, grad u (9), lap omega (3), grad T + lap T (4).
+    Buffer<double> wgrid_{kSpace}, tgrid_{kSpace}, psigrid_{kSpace}, ugrid_{kSpace}, gradu_{kSpace}, lapw_{kSpace},
+        gradt_{kSpace};
+    Buffer<dvec3> uvec_{kSpace};  // u again, node after node, for the tracers
+    VicGrid grid_;
+    bool built_ = false;
+    bool has_heat_ = false;
+    grid::CellSort<Exec> sort_;
+    std::unique_ptr<FreeSpacePoisson> poisson_;
+};
+
+}  // namespace fs::vortex
