@@ -148,6 +148,24 @@ TEST(SphHydrostatic, TankAtRestWithTheAssignmentsBoundary) {
 
 // ---- conservation, barrier, determinism ----
 
+// Monaghan 1992's force condition: where the acceleration, not the speed of sound, limits the
+// step (a soft fluid under strong gravity), dt <= 0.25 sqrt(h / |a|max) with h half the support.
+// The first step knows no acceleration yet and takes the CFL step (here max_dt).
+TEST(SphTimeStep, TheForceConditionBoundsDtWhereTheCflDoesNot) {
+    SphSolver s;
+    set(s, "speed_of_sound", "5");
+    set(s, "gravity", "1000");
+    set(s, "max_dt", "0.001");
+    s.reset();
+    s.step();
+    EXPECT_EQ(s.stats().get("dt"), 0.001) << "CFL step 0.8 * 0.01 m / 5 m/s, capped by max_dt";
+    s.step();
+    // The CFL step is now 0.8 * 0.01 / (5 + 1) = 1.3e-3 s; the force condition is smaller.
+    const double bound = 0.25 * std::sqrt(0.5 * s.support_radius() / 1000.0);  // |a| >= g
+    EXPECT_LE(s.stats().get("dt"), bound);
+    EXPECT_GT(s.stats().get("dt"), 0.1 * bound) << "the bound, not a collapse of dt";
+}
+
 TEST(SphMomentum, ConservedToRoundOffWithoutGravityAndBoundaries) {
     SphSolver s;
     set(s, "boundary_layers", "0");
