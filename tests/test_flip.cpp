@@ -76,6 +76,57 @@ TEST(FlipTransfer, P2GThenG2PApproximatesALinearField) {
     EXPECT_LT(worst, 0.02);
 }
 
+// ---- advection ----
+
+// A rigid rotation about the z axis through (0.5, 0.5), omega = 1 rad/s, put on the grid exactly
+// (APIC's P2G reproduces an affine field), then one advect stage of omega dt = 0.1. Each scheme
+// multiplies a particle's distance from the axis by the modulus of its amplification factor for
+// z = i omega dt: forward Euler |1 + z| = sqrt(1 + t^2) (the outward spiral), the midpoint rule
+// |1 + z + z^2/2| = sqrt(1 + t^4/4), Ralston's RK3 |1 + z + z^2/2 + z^3/6| =
+// sqrt(1 - t^4/12 + t^6/36) (Bridson 2015, 3.1). The grid is linear there, so trilinear
+// interpolation is exact and the factors hold to round-off.
+TEST(FlipAdvection, EachSchemeTurnsARigidRotationByItsAmplificationFactor) {
+    const double t = 0.1;
+    const double expected[3] = {std::sqrt(1 + t * t), std::sqrt(1 + t * t * t * t / 4),
+                                std::sqrt(1 - t * t * t * t / 12 + t * t * t * t * t * t / 36)};
+    const char* names[3] = {"forward_euler", "rk2", "rk3"};
+    for (int scheme = 0; scheme < 3; ++scheme) {
+        FlipSolver s;
+        set(s, "transfer_scheme", "apic");
+        set(s, "advection", names[scheme]);
+        lattice(s, 20, "0.15,0.15,0.3,0.85,0.85,0.7");
+        HostState h = s.state();
+        for (auto& c : h.affine) c.resize(h.pos.size());  // APIC's vectors exist from the first P2G on
+        for (std::size_t i = 0; i < h.pos.size(); ++i) {
+            const dvec3 r = h.pos[i] - dvec3(0.5, 0.5, h.pos[i].z);
+            h.vel[i] = dvec3(-r.y, r.x, 0.0);
+            h.affine[0][i] = dvec3(0.0, -1.0, 0.0);  // grad of v_x = -(y - 0.5)
+            h.affine[1][i] = dvec3(1.0, 0.0, 0.0);   // grad of v_y = x - 0.5
+            h.affine[2][i] = dvec3(0.0);
+        }
+        s.set_state(h);
+        auto c = s.config();
+        c.dt = t;
+        const auto ps = s.pressure_settings();
+        s.engine().run_stage(fs::flip::kP2G, c, ps);
+        s.engine().run_stage(fs::flip::kAdvect, c, ps);
+        const HostState out = s.state();
+        int checked = 0;
+        double worst = 0.0;
+        for (std::size_t i = 0; i < out.pos.size(); ++i) {
+            const dvec3 r0 = h.pos[i] - dvec3(0.5, 0.5, h.pos[i].z);
+            const double radius = std::sqrt(r0.x * r0.x + r0.y * r0.y);
+            if (radius < 0.05 || radius > 0.25) continue;  // inside the faces P2G reached
+            const dvec3 r1 = out.pos[i] - dvec3(0.5, 0.5, out.pos[i].z);
+            worst = std::max(worst, std::abs(std::sqrt(r1.x * r1.x + r1.y * r1.y) / radius - expected[scheme]));
+            EXPECT_NEAR(out.pos[i].z, h.pos[i].z, 1e-12);
+            ++checked;
+        }
+        EXPECT_GT(checked, 100) << names[scheme];
+        EXPECT_LT(worst, 1e-12) << names[scheme];
+    }
+}
+
 // ---- APIC (Jiang et al. 2015) ----
 
 // P2G then G2P alone, straight through the engine: no advection and no projection, so what

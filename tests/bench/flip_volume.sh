@@ -2,7 +2,8 @@
 # The FLIP dam break's fluid volume over 2 s of simulated time (scenes/flip_dam_break.json, 40
 # cells along the box), per pressure solver: Jacobi at 20, 100 and 1000 sweeps and MGPCG at its
 # default tolerance (1e-6), first without the volume correction (the assignment), then MGPCG with
-# APIC transfers, then the solvers again with the scene's volume correction (0.5).
+# APIC transfers and with RK2 / RK3 advection, then the solvers again with the scene's volume
+# correction (0.5), MGPCG with each advection scheme.
 #   tests/bench/flip_volume.sh [PROGRAM] [BACKEND] [OUT_DIR]     (defaults: build/fluid-sandbox cpu .)
 # Prints a Markdown table: the largest |V - V0| / V0 while t <= 2 s; (V - V0) / V0 at the first
 # step that reaches t = 2 s, with V0 the volume after the first step; the mean over the steps of
@@ -69,10 +70,17 @@ run jacobi-100 "Jacobi, 100 sweeps" pressure_solver=jacobi jacobi_iterations=100
 run jacobi-1000 "Jacobi, 1000 sweeps" pressure_solver=jacobi jacobi_iterations=1000 volume_correction=0
 run mgpcg "MGPCG, 1e-6" pressure_solver=mgpcg volume_correction=0
 run mgpcg-apic "MGPCG, 1e-6, APIC" pressure_solver=mgpcg transfer_scheme=apic volume_correction=0
+run mgpcg-rk2 "MGPCG, 1e-6, RK2 advection" pressure_solver=mgpcg advection=rk2 volume_correction=0
+run mgpcg-rk3 "MGPCG, 1e-6, RK3 advection" pressure_solver=mgpcg advection=rk3 volume_correction=0
 run jacobi-20-corrected "Jacobi, 20 sweeps, volume_correction 0.5" pressure_solver=jacobi jacobi_iterations=20 \
     volume_correction=0.5
 run jacobi-100-corrected "Jacobi, 100 sweeps, volume_correction 0.5" pressure_solver=jacobi jacobi_iterations=100 \
     volume_correction=0.5
 run jacobi-1000-corrected "Jacobi, 1000 sweeps, volume_correction 0.5" pressure_solver=jacobi \
     jacobi_iterations=1000 volume_correction=0.5
-run mgpcg-corrected "MGPCG, 1e-6, volume_correction 0.5" pressure_solver=mgpcg volume_correction=0.5
+run mgpcg-corrected "MGPCG, 1e-6, forward Euler, volume_correction 0.5" pressure_solver=mgpcg \
+    advection=forward_euler volume_correction=0.5
+run mgpcg-rk2-corrected "MGPCG, 1e-6, RK2, volume_correction 0.5" pressure_solver=mgpcg advection=rk2 \
+    volume_correction=0.5
+run mgpcg-rk3-corrected "MGPCG, 1e-6, RK3, volume_correction 0.5" pressure_solver=mgpcg advection=rk3 \
+    volume_correction=0.5

@@ -13,10 +13,11 @@
 namespace fs::flip {
 
 // seed 001's pipeline, in order; gravity acts on the grid after the particle-to-grid transfer
-// (before it, the transfer would overwrite it).
+// (before it, the transfer would overwrite it), and the particles move last, through the
+// velocity the step has just made divergence-free (Bridson 2015, 7.1), which the grid schemes
+// of `advection` read; seed 001 lists advection first.
 enum Stage : int {
-    kAdvect = 0,
-    kP2G,
+    kP2G = 0,
     kBodyForces,
     kOccupancy,
     kDivergence,
@@ -24,6 +25,7 @@ enum Stage : int {
     kPressureGradient,
     kVolumeCorrection,  // optional (volume_correction > 0), past seed 001; G2P applies it
     kG2P,
+    kAdvect,
     kStageCount
 };
 

@@ -20,6 +20,9 @@ enum Weights : int { kLinear = 0, kQuadratic = 1 };
 // What a particle carries between the grid transfers: a velocity (PIC/FLIP blend, seed 001), or
 // a velocity and an affine part per component (APIC, Jiang et al. 2015).
 enum Scheme : int { kPicFlip = 0, kApic = 1 };
+// How the advect stage moves particles: seed 001's forward Euler with the particle's velocity, or
+// through the grid's velocity by the midpoint rule or Ralston's third-order Runge-Kutta.
+enum Advection : int { kForwardEuler = 0, kRk2 = 1, kRk3 = 2 };
 
 // max(t, 0) as (t + |t|) / 2, exactly (both steps are exact), without a branch.
 FS_HDI double positive_part(double t) { return 0.5 * (t + std::fabs(t)); }
@@ -320,6 +323,7 @@ struct Config {
     double volume_correction = 0.0;  // 0: off (the assignment); see FlipSolver's parameter
     int weights = kLinear;
     int scheme = kPicFlip;
+    int advection = kForwardEuler;
     // A static box obstacle (empty when hi <= lo) and a sphere (radius 0: none), in metres.
     dvec3 box_lo{0.0}, box_hi{0.0};
     dvec3 sphere_center{0.0};

@@ -42,6 +42,11 @@ FlipSolver::FlipSolver(Backend backend) : EngineSolver(backend) {
                   "and G2P sets v = interp(u_new) and C from the same faces (Jiang et al. 2015). "
                   "Switching to apic starts from C = 0."},
                  {"pic_flip", "apic"}, &s_.transfer_scheme);
+    r.add_choice({"advection", "Advection", "Transfer", "",
+                  "How particles move, last in the step: forward_euler, x += dt v with the particle's velocity "
+                  "(seed 001); rk2 (midpoint) or rk3 (Ralston) through the grid's divergence-free velocity "
+                  "(Bridson 2015, 3.1), which keeps particles from drifting together and losing volume."},
+                 {"forward_euler", "rk2", "rk3"}, &s_.advection);
     r.add_real({"flip_ratio", "FLIP ratio", "Transfer", "",
                 "Weight of the FLIP part in G2P: v = flip_ratio (v_p + interp(u_new - u_old)) + (1 - flip_ratio) "
                 "interp(u_new); the assignment's alpha is 1 - flip_ratio (seed 001, Grid-to-Particle). "
@@ -98,7 +103,6 @@ FlipSolver::FlipSolver(Backend backend) : EngineSolver(backend) {
 
 const std::vector<StageInfo>& FlipSolver::stages() const {
     static const std::vector<StageInfo> kStages = {
-        {"advect", "seed 001, Advection: x += dt v"},
         {"p2g", "seed 001, Particle-to-Grid (APIC: v_p + C_p (x_face - x_p), Jiang et al. 2015)"},
         {"body_forces", "seed 001, Body Force: u += dt g on the grid"},
         {"occupancy", "seed 001: fluid / air / solid per cell"},
@@ -109,6 +113,8 @@ const std::vector<StageInfo>& FlipSolver::stages() const {
                               "al. 2019), applied by g2p; only when volume_correction > 0"},
         {"g2p", "seed 001, Grid-to-Particle: PIC/FLIP blend, or APIC (Jiang et al. 2015); moves the particles by "
                 "the volume correction's d"},
+        {"advect", "seed 001, Advection: x += dt v (forward Euler), or through the grid's velocity by RK2 / RK3 "
+                   "(Bridson 2015, 3.1)"},
     };
     return kStages;
 }
@@ -209,6 +215,7 @@ Config FlipSolver::config() const {
     c.volume_correction = s_.volume_correction;
     c.weights = s_.transfer;
     c.scheme = s_.transfer_scheme;
+    c.advection = s_.advection;
     const double* b = s_.obstacle_box;
     if (b[3] > b[0] && b[4] > b[1] && b[5] > b[2]) {
         c.box_lo = dvec3(b[0], b[1], b[2]);

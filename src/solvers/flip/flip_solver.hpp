@@ -25,6 +25,7 @@ struct Settings {
     double volume_correction = 0.0;
     int transfer = kLinear;
     int transfer_scheme = kPicFlip;
+    int advection = kForwardEuler;
     int pressure_solver = 2;            // mgpcg
     long long jacobi_iterations = 500;  // seed 001, Jacobi Iteration: "~500-1000 iterations"
     double jacobi_relaxation = 1.0;
