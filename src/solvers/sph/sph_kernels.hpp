@@ -147,6 +147,7 @@ struct Sums {
     double density_sum = 0.0;
     double density_max_error = -1e300;  // maxima start below any value
     double pressure_max = -1e300;
+    double front_x = -1e300;  // the surge front: the largest x of fluid within h of the floor
     long long neighbors = 0;
     long long fluid = 0;
     long long nonfinite = 0;
@@ -162,6 +163,7 @@ struct SumsOp {
         s.density_sum = a.density_sum + b.density_sum;
         s.density_max_error = a.density_max_error > b.density_max_error ? a.density_max_error : b.density_max_error;
         s.pressure_max = a.pressure_max > b.pressure_max ? a.pressure_max : b.pressure_max;
+        s.front_x = a.front_x > b.front_x ? a.front_x : b.front_x;
         s.neighbors = a.neighbors + b.neighbors;
         s.fluid = a.fluid + b.fluid;
         s.nonfinite = a.nonfinite + b.nonfinite;

@@ -268,7 +268,7 @@ public:
         auto p = pressure_.cview();
         auto count = neighbors_.cview();
         auto acc = acc_.cview();
-        const double m = c.mass, rho0 = c.rho0;
+        const double m = c.mass, rho0 = c.rho0, h = c.h;
         return exec_.transform_reduce(
             size(), Sums{},
             FS_LAMBDA(int i) {
@@ -284,6 +284,7 @@ public:
                 s.density_sum = rho[i];
                 s.density_max_error = (rho[i] - rho0) / rho0;
                 s.pressure_max = p[i];
+                if (x.y < h) s.front_x = x.x;
                 s.neighbors = count[i];
                 s.fluid = 1;
                 return s;

@@ -57,6 +57,12 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
     r.add_real({"viscosity_alpha", "Viscosity alpha", "Fluid", "",
                 "Monaghan artificial viscosity alpha (seed 003, 2.5: 0.8).", 0, 10},
                &s_.viscosity_alpha);
+    r.add_real({"kinematic_viscosity", "Kinematic viscosity", "Fluid", "m^2/s",
+                "0: the viscosity term uses viscosity_alpha (the assignment). Above 0: the fluid's kinematic "
+                "viscosity nu, and alpha = 8 nu / (h c_s) (Monaghan 2005), so it stays the same fluid at any "
+                "spacing or speed of sound.",
+                0, 10},
+               &s_.kinematic_viscosity);
     r.add_real({"viscosity_epsilon", "Viscosity epsilon", "Fluid", "",
                 "Keeps Pi_ij finite for close pairs: |x_ij|^2 + epsilon h^2 (seed 003, 2.5: 0.01).", 1e-6, 1},
                &s_.viscosity_epsilon);
@@ -96,6 +102,13 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
     r.add_real({"max_dt", "Largest time step", "Time", "s", "Upper bound of dt.", 1e-7, 0.1}, &s_.max_dt);
     r.add_real({"stiffness", "Stiffness B", "Diagnostics", "Pa", "B = rho0 c_s^2 / gamma.", 0, 1e300, true},
                &s_.stiffness);
+    r.add_real({"alpha_used", "Viscosity alpha used", "Diagnostics", "",
+                "The alpha of the last step: viscosity_alpha, or the one kinematic_viscosity sets.", 0, 1e300, true},
+               &s_.alpha_used);
+    r.add_real({"viscosity_used", "Kinematic viscosity", "Diagnostics", "m^2/s",
+                "What the viscosity term amounts to, nu = alpha h c_s / 8 (Monaghan 2005); water is 1e-6.", 0,
+                1e300, true},
+               &s_.viscosity_used);
     r.add_real({"time_step", "Time step", "Diagnostics", "s", "dt of the last step.", 0, 1e300, true},
                &s_.time_step);
     r.add_int({"n_fluid", "Fluid particles", "Diagnostics", "", "Particles of fluid (the rest are boundary).", 0,
@@ -185,7 +198,12 @@ Config SphSolver::config() const {
     c.gamma = s_.gamma;
     c.c_s = s_.speed_of_sound;
     c.B = s_.rest_density * s_.speed_of_sound * s_.speed_of_sound / s_.gamma;
-    c.alpha = s_.viscosity_alpha;
+    // Monaghan 2005 (Rep. Prog. Phys. 68, 1703, the viscosity, d = 2): the viscosity term acts as a
+    // kinematic viscosity nu = alpha h c_s / 8, h the support radius here (Pi_ij carries h, not
+    // the smoothing length h/2, so alpha h is the same product). A given nu sets alpha for the
+    // spacing and speed of sound at hand, so the fluid's viscosity stays put when they change.
+    c.alpha = s_.kinematic_viscosity > 0.0 ? 8.0 * s_.kinematic_viscosity / (c.h * s_.speed_of_sound)
+                                           : s_.viscosity_alpha;
     c.epsilon = s_.viscosity_epsilon;
     c.gravity = gravity_vector<2>(s_.gravity, s_.gravity_direction);
     c.clamp_density = s_.clamp_density;
@@ -323,6 +341,8 @@ void SphSolver::run_stage(int index) {
     }
     Config c = config();
     s_.stiffness = c.B;
+    s_.alpha_used = c.alpha;
+    s_.viscosity_used = c.alpha * c.h * s_.speed_of_sound / 8.0;
     engine_->run_stage(index, c);
 }
 
@@ -350,6 +370,8 @@ double SphSolver::finish_step(Stats& out) {
     out.set("density_max_error", s.fluid > 0 ? s.density_max_error : 0.0);
     out.set("pressure_max", s.fluid > 0 ? s.pressure_max : 0.0);
     out.set("neighbors_mean", static_cast<double>(s.neighbors) / fluid);
+    // The dam break's surge front (README, SPH validation): where the fluid on the floor reaches.
+    out.set("front_x", s.front_x > -1e300 ? s.front_x : 0.0);
     out.set_count("n_fluid", s.fluid);
     if (s_.barrier_length > 0) out.set("barrier_angle", s_.barrier_angle);
     return dt_;

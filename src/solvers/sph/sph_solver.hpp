@@ -38,7 +38,10 @@ struct Settings {
     double initial_velocity[2] = {0.0, 0.0};
     double velocity_noise = 0.0;               // random initial velocity amplitude (tests)
     long long seed = 1;
+    double kinematic_viscosity = 0.0;          // nu (m^2/s); 0: viscosity_alpha applies
     double stiffness = 0.0;                    // diagnostic: B = rho0 c_s^2 / gamma
+    double alpha_used = 0.0;                   // diagnostic
+    double viscosity_used = 0.0;               // diagnostic: alpha h c_s / 8
     double time_step = 0.0;                    // diagnostic: the last dt
     long long n_fluid = 0;                     // diagnostic
 };
