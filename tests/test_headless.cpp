@@ -40,7 +40,7 @@ TEST(Headless, GasWritesOneStatsLinePerStepWithMomentumAndEnergyConserved) {
     const auto r = run_program(std::string(FS_SOURCE_DIR) + "/scenes/euler_gas.json --headless --steps 100 --stats " + stats);
     ASSERT_EQ(r.status, 0) << r.output;
     const auto lines = read_lines(stats);
-    ASSERT_EQ(lines.size(), 100u);
+    ASSERT_EQ(lines.size(), 101u) << "step 0, the initial state, then one line per step";
     for (const char* key : {"step", "t", "dt", "n_particles", "kinetic_energy", "momentum",
                             "max_speed", "step_ms", "stages_ms", "collisions", "pair_tests"})
         EXPECT_TRUE(lines[0].contains(key)) << key;
@@ -52,8 +52,8 @@ TEST(Headless, GasWritesOneStatsLinePerStepWithMomentumAndEnergyConserved) {
     long long collisions = 0;
     for (std::size_t k = 0; k < lines.size(); ++k) {
         const auto& l = lines[k];
-        EXPECT_EQ(l["step"].get<long long>(), static_cast<long long>(k + 1));
-        EXPECT_NEAR(l["t"].get<double>(), 0.0002 * static_cast<double>(k + 1), 1e-12);
+        EXPECT_EQ(l["step"].get<long long>(), static_cast<long long>(k));
+        EXPECT_NEAR(l["t"].get<double>(), 0.0002 * static_cast<double>(k), 1e-12);
         // Periodic box, elastic disks: both conserved up to round-off. The scale of the
         // cancelling terms is N * max_speed.
         const double scale = n * l["max_speed"].get<double>();
@@ -130,9 +130,9 @@ TEST(Headless, SetOverridesTheScene) {
     const auto r = run_program("euler_tutorial --headless --steps 3 --set n_particles=123 --set tau=0.001 --stats " + stats);
     ASSERT_EQ(r.status, 0) << r.output;
     const auto lines = read_lines(stats);
-    ASSERT_EQ(lines.size(), 3u);
-    EXPECT_EQ(lines[2]["n_particles"], 123);
-    EXPECT_DOUBLE_EQ(lines[2]["dt"].get<double>(), 0.001);
+    ASSERT_EQ(lines.size(), 4u);
+    EXPECT_EQ(lines[3]["n_particles"], 123);
+    EXPECT_DOUBLE_EQ(lines[3]["dt"].get<double>(), 0.001);
 }
 
 TEST(Headless, ABlowUpExitsWithStatus1NamingTheStepAndQuantityAndKeepsTheStats) {
@@ -146,8 +146,8 @@ TEST(Headless, ABlowUpExitsWithStatus1NamingTheStepAndQuantityAndKeepsTheStats) 
     const auto lines = read_lines(stats);
     const auto at = r.output.find("step ");
     ASSERT_NE(at, std::string::npos);
-    EXPECT_EQ(static_cast<long long>(lines.size()), std::stoll(r.output.substr(at + 5)) - 1)
-        << "every good step's line is kept";
+    EXPECT_EQ(static_cast<long long>(lines.size()), std::stoll(r.output.substr(at + 5)))
+        << "step 0's and every good step's line are kept";
 }
 
 TEST(Headless, ThreadsOptionGivesTheSameResults) {
@@ -215,4 +215,42 @@ TEST(Headless, ProgressLineOnATerminalOnly) {
     EXPECT_NE(tty.output.find("step 40/40  t = "), std::string::npos) << tty.output;
     EXPECT_NE(tty.output.find("\r\033[K"), std::string::npos) << "the line is rewritten in place and cleared";
     EXPECT_NE(tty.output.find("40 steps, t = "), std::string::npos) << "the summary still follows";
+}
+
+// Every solver field goes out as a per-point primvar (a renderer colours by it; a student checks
+// a pressure profile without recomputing it), selectable with --export-fields.
+TEST(Headless, ExportCarriesTheSolversFieldsAsPrimvars) {
+    TempDir dir("primvars");
+    const std::string sph = dir / "sph.usda", vortex = dir / "vortex.usda", none = dir / "none.usda";
+    ASSERT_EQ(run_program("sph_hydrostatic --headless --steps 4 --set spacing=0.02 --export " + sph +
+                          " --export-every 2").status, 0);
+    ASSERT_EQ(run_program("vortex_ring --headless --steps 1 --set ring_tracers=10 --export " + vortex).status, 0);
+    ASSERT_EQ(run_program("sph_hydrostatic --headless --steps 1 --set spacing=0.02 --export " + none +
+                          " --export-fields none").status, 0);
+    const std::string text = read_file(sph);
+    const std::string points = text.substr(text.find("point3f[] points.timeSamples"));
+    const auto per_frame = std::count(points.begin(), points.begin() + points.find("\n", points.find("0: [")), '(');
+    for (const char* name : {"speed", "density", "pressure", "kind"}) {
+        const std::string decl = std::string("float[] primvars:") + name;
+        EXPECT_NE(text.find(decl + " (\n            interpolation = \"vertex\"\n        )"), std::string::npos) << name;
+        const auto at = text.find(decl + ".timeSamples = {");
+        ASSERT_NE(at, std::string::npos) << name;
+        const std::string block = text.substr(at, text.find("\n        }", at) - at);
+        for (int f = 0; f <= 2; ++f)
+            EXPECT_NE(block.find("\n            " + std::to_string(f) + ": ["), std::string::npos) << name << f;
+        const auto line = block.substr(block.find("0: ["), block.find('\n', block.find("0: [")) - block.find("0: ["));
+        EXPECT_EQ(std::count(line.begin(), line.end(), ','), per_frame) << name << ": one value per point";
+    }
+    // At rest the density is rho0 within a few percent: the values are the field's, in its unit.
+    const auto at = text.find("float[] primvars:density.timeSamples");
+    const std::string first = text.substr(text.find("0: [", at) + 4, 12);
+    EXPECT_NEAR(std::stod(first), 1000.0, 50.0) << first;
+    EXPECT_NE(read_file(vortex).find("vector3f[] primvars:vorticity.timeSamples"), std::string::npos);
+    EXPECT_EQ(read_file(none).find("primvars:"), std::string::npos) << "--export-fields none";
+    const auto bad = run_program("euler_tutorial --headless --steps 1 --export " + (dir / "b.usda") +
+                                 " --export-fields mass,pressure");
+    EXPECT_EQ(bad.status, 2) << bad.output;
+    EXPECT_NE(bad.output.find("no field 'pressure' to export (allowed: all, none, or a list of speed, mass)"),
+              std::string::npos)
+        << bad.output;
 }

@@ -17,7 +17,7 @@ namespace {
 // What usually cures a blow-up of each solver, for the pause message.
 std::string suggestion(std::string_view kind) {
     // dt follows the speed of sound (CFL), so a stiffer fluid is slower, not less stable.
-    if (kind == "sph") return " (try a smaller CFL number or largest time step, or more viscosity)";
+    if (kind == "sph") return " (try a larger speed of sound, a smaller CFL number or largest time step, or more viscosity)";
     if (kind == "flip") return " (try a smaller CFL number or time step, or more pressure iterations)";
     if (kind == "euler") return " (try a smaller tau or less gravity)";
     if (kind == "vortex") return " (try a smaller time step, thicker cores, some viscosity, or remeshing)";

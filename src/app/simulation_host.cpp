@@ -30,7 +30,10 @@ std::shared_ptr<const std::vector<ParamMeta>> describe(const ParamRegistry& reg)
 SimulationHost::SimulationHost(const HostConfig& config) : initial_backend_(config.backend) {
     Scene scene;
     auto solver = build(config.scene, config.sets, scene);
-    if (!config.stats_path.empty()) stats_writer_ = std::make_unique<StatsWriter>(config.stats_path);
+    if (!config.stats_path.empty()) {
+        stats_writer_ = std::make_unique<StatsWriter>(config.stats_path);
+        stats_writer_->write(*solver_);  // step 0: the initial state
+    }
     adopt(std::move(solver), std::move(scene));
     running_ = config.start_running;
     realtime_ = config.realtime;
@@ -38,7 +41,8 @@ SimulationHost::SimulationHost(const HostConfig& config) : initial_backend_(conf
         export_every_ = std::max(1LL, config.export_every);
         usd_ = std::make_unique<UsdPointsWriter>(config.export_path,
                                                  "fluid-sandbox " + scene_.path + " (" + scene_.solver + ")");
-        add_solver_frame(*usd_, *solver_);
+        usd_fields_ = exportable_fields(*solver_);
+        add_solver_frame(*usd_, *solver_, usd_fields_);
         status_.exporting = true;
         status_.export_path = config.export_path;
     }
@@ -325,7 +329,8 @@ void SimulationHost::start_export(const std::string& path, long long every) {
             if (usd_) usd_->close();
             usd_ = std::make_unique<UsdPointsWriter>(path, "fluid-sandbox " + scene_.path);
             export_every_ = std::max(1LL, every);
-            add_solver_frame(*usd_, *solver_);
+            usd_fields_ = exportable_fields(*solver_);
+            add_solver_frame(*usd_, *solver_, usd_fields_);
             std::lock_guard lock(mutex_);
             status_.exporting = true;
             status_.export_path = path;
@@ -406,7 +411,7 @@ bool SimulationHost::guarded(const std::function<void()>& advance) {
 void SimulationHost::step_once() {
     if (!guarded([this] { solver_->step(); })) return;
     if (stats_writer_) stats_writer_->write(*solver_);
-    if (usd_ && solver_->step_count() % export_every_ == 0) add_solver_frame(*usd_, *solver_);
+    if (usd_ && solver_->step_count() % export_every_ == 0) add_solver_frame(*usd_, *solver_, usd_fields_);
     std::lock_guard lock(mutex_);
     for (const Stat& s : solver_->stats().items()) {
         if (s.is_vector || s.value.empty() || s.name == "step" || s.name == "t") continue;

@@ -169,6 +169,7 @@ private:
     std::unique_ptr<StatsWriter> stats_writer_;
     std::unique_ptr<UsdPointsWriter> usd_;
     long long export_every_ = 1;
+    std::vector<std::string> usd_fields_;  // the solver's fields the export writes as primvars
     SafetyNet safety_{[this](const std::string& what) { fail(what); }};
     std::shared_ptr<const std::vector<ParamMeta>> meta_;
 

@@ -17,10 +17,12 @@ void Solver::reset() {
     next_stage_ = 0;
     time_ = 0.0;
     steps_ = 0;
-    stats_.clear();
     stage_ms_.assign(stages().size(), 0.0);
     pending_ms_.assign(stages().size(), 0.0);
     step_ms_ = 0.0;
+    Stats s;
+    initial_stats(s);
+    set_stats(s, 0.0);
 }
 
 bool Solver::advance_stage() {
@@ -41,15 +43,19 @@ bool Solver::advance_stage() {
     ++steps_;
     stage_ms_ = pending_ms_;
     step_ms_ = std::accumulate(stage_ms_.begin(), stage_ms_.end(), stats_ms);
-    // The common stats lead, in the order of the headless contract.
+    set_stats(s, dt);
+    return true;
+}
+
+// The common stats lead, in the order of the headless contract.
+void Solver::set_stats(const Stats& own, double dt) {
     stats_.clear();
     stats_.set_count("step", steps_);
     stats_.set("t", time_);
     stats_.set("dt", dt);
     stats_.set_count("n_particles", particle_count());
-    for (const auto& st : s.items()) stats_.put(st);
+    for (const auto& st : own.items()) stats_.put(st);
     stats_.set("step_ms", step_ms_);
-    return true;
 }
 
 void Solver::step() {

@@ -115,7 +115,8 @@ public:
 
     double time() const { return time_; }
     std::int64_t step_count() const { return steps_; }
-    // Stats of the last completed step (common ones first, then the solver's own).
+    // Stats of the last completed step (common ones first, then the solver's own); after reset(),
+    // step 0's: the initial state as far as it can be measured without running a stage.
     const Stats& stats() const { return stats_; }
     // Milliseconds spent in each stage during the last completed step, and in the whole step
     // (the stages plus the end-of-step reductions that produce the stats).
@@ -131,6 +132,9 @@ protected:
     // After the last stage: the time step just taken, and the stats (kinetic_energy, momentum,
     // max_speed and the solver's own). Throws SimulationError when the state is invalid.
     virtual double finish_step(Stats& out) = 0;
+    // Step 0's own stats, from the state reset() built (kinetic_energy, momentum, max_speed where
+    // the state holds them); what only a step computes is left out.
+    virtual void initial_stats(Stats& /*out*/) {}
     // Moves the state to `to` (backend() is still the old one during the call).
     virtual void move_to(Backend to) = 0;
     // The state as bytes, and back (same backend or not).
@@ -142,6 +146,8 @@ protected:
     ParamRegistry params_;
 
 private:
+    void set_stats(const Stats& own, double dt);
+
     Backend backend_;
     int next_stage_ = 0;
     double time_ = 0.0;

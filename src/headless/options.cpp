@@ -82,6 +82,9 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     app.add_option("--usd_output", usd_output,
                    "The PIC-FLIP assignment's form of a headless run writing USD: --headless --export FILE")
         ->excludes("--export");
+    app.add_option("--export-fields", o.export_fields,
+                   "Fields --export writes as per-point primvars: all (default), none, or a comma-separated "
+                   "list of the solver's fields (see the scene's --list-params for the solver)");
     app.add_option("--export-every", o.export_every, "Export a frame every K steps (default 1)")
         ->check(CLI::Range(1LL, 1000000000LL));
     app.add_option("--screenshot", o.screenshot_path,

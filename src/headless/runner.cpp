@@ -115,6 +115,23 @@ private:
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_ = start_;
 };
 
+// --export-fields against the solver's fields: all, none or a list of them (bad input otherwise).
+std::vector<std::string> export_fields(const std::string& choice, const Solver& solver) {
+    const std::vector<std::string> all = exportable_fields(solver);
+    if (choice == "all") return all;
+    if (choice == "none") return {};
+    std::vector<std::string> out;
+    std::stringstream in(choice);
+    std::string name;
+    while (std::getline(in, name, ',')) {
+        if (std::find(all.begin(), all.end(), name) == all.end())
+            throw SceneError("--export-fields " + choice + ": the " + std::string(solver.kind()) + " solver has no field '" +
+                             name + "' to export (allowed: all, none, or a list of " + join(all) + ")");
+        out.push_back(name);
+    }
+    return out;
+}
+
 }  // namespace
 
 std::unique_ptr<Solver> open_scene(const Options& o, Scene& scene) {
@@ -179,12 +196,17 @@ int run_headless(const Options& o) {
         Scene scene;
         auto solver = open_scene(o, scene);
         std::unique_ptr<StatsWriter> stats;
-        if (!o.stats_path.empty()) stats = std::make_unique<StatsWriter>(o.stats_path);
+        if (!o.stats_path.empty()) {
+            stats = std::make_unique<StatsWriter>(o.stats_path);
+            stats->write(*solver);  // step 0: the initial state
+        }
         std::unique_ptr<UsdPointsWriter> usd;
+        std::vector<std::string> primvars;
         if (!o.export_path.empty()) {
+            primvars = export_fields(o.export_fields, *solver);
             usd = std::make_unique<UsdPointsWriter>(
                 o.export_path, "fluid-sandbox " + scene.path + " (" + scene.solver + ")");
-            add_solver_frame(*usd, *solver);
+            add_solver_frame(*usd, *solver, primvars);
         }
         std::printf("fluid-sandbox: %s: %s (%s, %s), %d particles\n", scene.path.c_str(),
                     scene.title.empty() ? scene.solver.c_str() : scene.title.c_str(),
@@ -207,7 +229,7 @@ int run_headless(const Options& o) {
             progress.update(*solver, k + 1);
             if (k == 0) first = solver->stats();
             if (stats) stats->write(*solver);
-            if (usd && (k + 1) % o.export_every == 0) add_solver_frame(*usd, *solver);
+            if (usd && (k + 1) % o.export_every == 0) add_solver_frame(*usd, *solver, primvars);
             step_ms.push_back(solver->step_ms());
             for (std::size_t s = 0; s < stage_ms.size(); ++s)
                 stage_ms[s].push_back(solver->stage_ms()[s]);

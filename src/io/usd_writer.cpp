@@ -64,8 +64,26 @@ UsdPointsWriter::~UsdPointsWriter() {
 
 void UsdPointsWriter::add_frame(int dim, const std::vector<double>& positions,
                                 const std::vector<double>& velocities,
-                                const std::vector<double>& widths, const std::vector<double>& ids) {
+                                const std::vector<double>& widths, const std::vector<double>& ids,
+                                const std::vector<Primvar>& primvars) {
     if (closed_) throw std::logic_error("UsdPointsWriter: add_frame after close");
+    if (frames_ == 0) {
+        for (const Primvar& p : primvars) {
+            PrimvarPart pp{p.name, p.components == 1 ? 1 : 3, {}};
+            pp.part.path = path_ + ".primvar-" + p.name + ".part";
+            pp.part.file = open_or_throw(pp.part.path, "wb");
+            primvars_.push_back(std::move(pp));
+        }
+    }
+    if (primvars.size() != primvars_.size())
+        throw std::logic_error("UsdPointsWriter: every frame carries the first frame's primvars");
+    for (std::size_t k = 0; k < primvars.size(); ++k) {
+        const Primvar& p = primvars[k];
+        if (primvars_[k].components == 1)
+            write_scalars(primvars_[k].part.file, frames_, p.values, "%.9g");
+        else
+            write_vectors(primvars_[k].part.file, frames_, p.components, p.values);
+    }
     write_vectors(points_.file, frames_, dim, positions);
     write_vectors(velocities_.file, frames_, dim, velocities);
     write_scalars(widths_.file, frames_, widths, "%.9g");
@@ -76,7 +94,9 @@ void UsdPointsWriter::add_frame(int dim, const std::vector<double>& positions,
 void UsdPointsWriter::close() {
     if (closed_) return;
     closed_ = true;
-    for (Part* p : {&points_, &velocities_, &widths_, &ids_}) {
+    std::vector<Part*> parts = {&points_, &velocities_, &widths_, &ids_};
+    for (PrimvarPart& p : primvars_) parts.push_back(&p.part);
+    for (Part* p : parts) {
         if (std::fclose(p->file) != 0) throw std::runtime_error(p->path + ": write failed");
         p->file = nullptr;
     }
@@ -111,18 +131,44 @@ void UsdPointsWriter::close() {
         append_part(out, part->path);
         std::fputs("        }\n", out);
     }
+    // A primvar's interpolation is metadata of its declaration; its samples follow (USD's own
+    // text form of a time-sampled attribute with metadata).
+    for (const PrimvarPart& p : primvars_) {
+        const char* type = p.components == 1 ? "float[]" : "vector3f[]";
+        std::fprintf(out, "        %s primvars:%s (\n            interpolation = \"vertex\"\n        )\n", type,
+                     p.name.c_str());
+        std::fprintf(out, "        %s primvars:%s.timeSamples = {\n", type, p.name.c_str());
+        append_part(out, p.part.path);
+        std::fputs("        }\n", out);
+    }
     std::fputs("    }\n}\n", out);
     if (std::fclose(out) != 0) throw std::runtime_error(path_ + ": write failed");
 }
 
-void add_solver_frame(UsdPointsWriter& usd, const Solver& solver) {
+std::vector<std::string> exportable_fields(const Solver& solver) {
+    std::vector<std::string> out;
+    for (const FieldInfo& f : solver.fields())
+        if (f.name != "position" && f.name != "velocity" && f.name != "id") out.push_back(f.name);
+    return out;
+}
+
+void add_solver_frame(UsdPointsWriter& usd, const Solver& solver, const std::vector<std::string>& primvars) {
     std::vector<double> pos, vel, ids;
     solver.read_field("position", pos);
     solver.read_field("velocity", vel);
     solver.read_field("id", ids);
     const std::vector<double> widths(static_cast<std::size_t>(solver.particle_count()),
                                      2.0 * solver.particle_radius());
-    usd.add_frame(solver.dimension(), pos, vel, widths, ids);
+    std::vector<Primvar> extra;
+    const std::vector<FieldInfo> fields = solver.fields();
+    for (const std::string& name : primvars) {
+        Primvar p{name, 1, {}};
+        for (const FieldInfo& f : fields)
+            if (f.name == name) p.components = f.components;
+        solver.read_field(name, p.values);
+        extra.push_back(std::move(p));
+    }
+    usd.add_frame(solver.dimension(), pos, vel, widths, ids, extra);
 }
 
 }  // namespace fs

@@ -1,6 +1,7 @@
 // Writes particles as a USD ASCII layer (.usda) that Blender and usdview open: one Points prim
-// "/World/particles" with time-sampled points, velocities, widths and ids, one time sample per
-// exported frame (timeCodesPerSecond 24). 2D solvers write z = 0.
+// "/World/particles" with time-sampled points, velocities, widths and ids, and the solver's other
+// fields as per-point primvars (primvars:pressure, primvars:density, primvars:vorticity, ...), one
+// time sample per exported frame (timeCodesPerSecond 24). 2D solvers write z = 0.
 //
 // USD stores each attribute's samples together, so frames are streamed into one temporary file
 // per attribute beside the target and joined when the writer closes: memory stays flat however
@@ -15,6 +16,14 @@
 
 namespace fs {
 
+// A per-point field written as a primvar: 1 value per point (float[]) or 3 (vector3f[]); a
+// 2-component field is written as 3 with z = 0, like the points of a 2D solver.
+struct Primvar {
+    std::string name;
+    int components = 1;
+    std::vector<double> values;
+};
+
 class UsdPointsWriter {
 public:
     // Throws std::runtime_error naming the file when it cannot be created.
@@ -25,9 +34,10 @@ public:
 
     // positions and velocities: `dim` (2 or 3) values per particle; widths: one per particle;
     // ids: one per particle.
+    // primvars: the same names in every frame (the first frame's set is the file's).
     void add_frame(int dim, const std::vector<double>& positions,
                    const std::vector<double>& velocities, const std::vector<double>& widths,
-                   const std::vector<double>& ids);
+                   const std::vector<double>& ids, const std::vector<Primvar>& primvars = {});
     // Joins the parts into the target file. Called by the destructor if not called before.
     void close();
     int frames() const { return frames_; }
@@ -40,11 +50,22 @@ private:
     std::string path_;
     std::string comment_;
     Part points_, velocities_, widths_, ids_;
+    struct PrimvarPart {
+        std::string name;
+        int components = 1;
+        Part part;
+    };
+    std::vector<PrimvarPart> primvars_;
     int frames_ = 0;
     bool closed_ = false;
 };
 
-// Writes the solver's particles (position, velocity, id; width = 2 x particle_radius) as a frame.
-void add_solver_frame(UsdPointsWriter& usd, const Solver& solver);
+// The solver's fields a USD export carries as primvars: every one but position, velocity and id
+// (written as the points' own attributes).
+std::vector<std::string> exportable_fields(const Solver& solver);
+
+// Writes the solver's particles (position, velocity, id; width = 2 x particle_radius) and the
+// named fields as primvars, as a frame.
+void add_solver_frame(UsdPointsWriter& usd, const Solver& solver, const std::vector<std::string>& primvars = {});
 
 }  // namespace fs

@@ -31,15 +31,17 @@ figures() {
             return substr(m, index(m, ":") + 1) + 0;
         }
         done { next }
+        field("step") == 0 { next }  # the initial state: no fluid_volume before a step
         {
+            ++n
             t = field("t"); v = field("fluid_volume");
             residual += field("pressure_residual");
-            ms[NR] = field("pressure_solve");  # in stages_ms
-            cs[NR] = field("volume_correction");
-            if (NR == 1) v0 = v;
+            ms[n] = field("pressure_solve");  # in stages_ms
+            cs[n] = field("volume_correction");
+            if (n == 1) v0 = v;
             d = (v - v0) / v0;
             if (d < 0 ? -d > worst : d > worst) worst = d < 0 ? -d : d;
-            if (t >= until) { done = 1; final = d; tend = t; steps = NR }
+            if (t >= until) { done = 1; final = d; tend = t; steps = n }
         }
         END {
             if (!done) { printf "the run ended at t = %s s, before %s s: raise FS_VOLUME_STEPS\n", t, until > "/dev/stderr"; exit 1 }

@@ -47,7 +47,7 @@ printf '%-22s %8s %10s %12s %10s %s\n' run steps seconds "peak MiB" "growth MiB"
 for scene in $scenes; do
     read -r peak growth secs status < <(watch "$program" "$here/scenes/$scene.json" --headless --steps "$steps" \
         --stats /tmp/soak-$scene.jsonl)
-    done_steps=$(wc -l < /tmp/soak-$scene.jsonl)
+    done_steps=$(($(wc -l < /tmp/soak-$scene.jsonl) - 1))  # the first line is step 0
     printf '%-22s %8s %10s %12s %10s %s / %s\n' "$scene" "$done_steps" "$secs" "$(mib "$peak")" \
         "$(mib "$growth")" "$status" "$(tail -1 /tmp/soak.out)"
 done

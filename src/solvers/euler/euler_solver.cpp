@@ -193,13 +193,19 @@ double EulerSolver::finish_step(Stats& out) {
         throw SimulationError(step + "max_speed " + std::to_string(max_speed) +
                               " m/s moves a particle farther than the box in one step of tau = " +
                               std::to_string(s_.tau) + " s (smaller tau, or lower speeds)");
+    report(s, out);
+    return s_.tau;
+}
+
+void EulerSolver::initial_stats(Stats& out) { report(engine_->sums(), out); }
+
+void EulerSolver::report(const Sums& s, Stats& out) const {
     out.set("kinetic_energy", s.kinetic_energy);
     out.set("momentum", std::vector<double>{s.momentum.x, s.momentum.y});
     out.set("max_speed", std::sqrt(s.max_speed2));
     out.set_count("collisions", s.matched / 2);
     out.set_count("contacts", s.contacts);
     out.set_count("pair_tests", s.pair_tests);
-    return s_.tau;
 }
 
 std::vector<std::pair<int, int>> EulerSolver::candidate_pairs() {

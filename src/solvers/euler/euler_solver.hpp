@@ -61,10 +61,12 @@ protected:
     void do_reset() override;
     void run_stage(int index) override;
     double finish_step(Stats& out) override;
+    void initial_stats(Stats& out) override;
     void on_upload() override;
 
 private:
     Config config() const;
+    void report(const Sums& s, Stats& out) const;
 
     Settings s_;
 };

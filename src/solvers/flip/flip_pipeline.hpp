@@ -579,6 +579,7 @@ public:
 
     std::vector<double> faces(int axis) const override { return face_[axis].to_vector(); }
     std::vector<unsigned char> cell_types() const override { return type_.to_vector(); }
+    std::vector<double> cell_pressure() const override { return pressure_.to_vector(); }
     void synchronize() override { exec_.synchronize(); }
 
 private:

@@ -123,6 +123,7 @@ std::vector<FieldInfo> FlipSolver::fields() const {
     return {{"position", 3, "m", "particle position"},
             {"velocity", 3, "m/s", "particle velocity"},
             {"speed", 1, "m/s", "|velocity|"},
+            {"pressure", 1, "Pa", "pressure of the particle's cell, from the last solve"},
             {"id", 1, "", "particle index at creation"}};
 }
 
@@ -136,9 +137,22 @@ void FlipSolver::read_field(std::string_view name, std::vector<double>& out) con
         for (const dvec3& v : s.vel) out.push_back(std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z));
     } else if (name == "id") {
         out.assign(s.id.begin(), s.id.end());
+    } else if (name == "pressure") {
+        // The pressure of the cell each particle is in (a hydrostatic profile reads rho g depth
+        // at the cells' centres); none before the first solve.
+        const std::vector<double> p = engine_->cell_pressure();
+        const MacGrid g = grid();
+        for (const dvec3& x : s.pos) {
+            const dvec3 u = (x - g.origin) / g.dx;
+            const int i = std::clamp(static_cast<int>(u.x), 0, g.nx - 1);
+            const int j = std::clamp(static_cast<int>(u.y), 0, g.ny - 1);
+            const int k = std::clamp(static_cast<int>(u.z), 0, g.nz - 1);
+            const auto c = static_cast<std::size_t>(g.cell(i, j, k));
+            out.push_back(c < p.size() ? p[c] : 0.0);
+        }
     } else {
         throw ParamError("the flip solver has no field '" + std::string(name) +
-                         "' (allowed: position, velocity, speed, id)");
+                         "' (allowed: position, velocity, speed, pressure, id)");
     }
 }
 
@@ -285,6 +299,17 @@ void FlipSolver::do_reset() {
     set_state(h);
 }
 
+// The particles' motion; a particle's mass is the density times its share of a cell.
+void FlipSolver::report_motion(const Sums& s, Stats& out) const {
+    const MacGrid g = grid();
+    const double mass = s_.density * g.dx * g.dx * g.dx / static_cast<double>(s_.particles_per_cell);
+    out.set("kinetic_energy", mass * s.kinetic_energy);
+    out.set("momentum", std::vector<double>{mass * s.momentum.x, mass * s.momentum.y, mass * s.momentum.z});
+    out.set("max_speed", std::sqrt(s.max_speed2));
+}
+
+void FlipSolver::initial_stats(Stats& out) { report_motion(engine_->sums(), out); }
+
 void FlipSolver::run_stage(int index) {
     if (index == 0) {
         // A CFL number bounds how many cells a particle crosses in a step: dt = cfl dx / speed,
@@ -305,15 +330,11 @@ double FlipSolver::finish_step(Stats& out) {
                               " particle(s) have a NaN or infinite position or velocity");
     const StepReport r = engine_->report(config());
     const MacGrid g = grid();
-    // Particle mass: the density times a particle's share of a cell.
-    const double mass = s_.density * g.dx * g.dx * g.dx / static_cast<double>(s_.particles_per_cell);
     last_max_speed_ = std::sqrt(s.max_speed2);
     s_.time_step = dt_;
     s_.pressure_iterations = r.pressure_iterations;
     s_.pressure_residual = r.pressure_residual;
-    out.set("kinetic_energy", mass * s.kinetic_energy);
-    out.set("momentum", std::vector<double>{mass * s.momentum.x, mass * s.momentum.y, mass * s.momentum.z});
-    out.set("max_speed", last_max_speed_);
+    report_motion(s, out);
     // The fluid's volume is its mass over its density: every particle's share of a cell,
     // dx^3 / n0, scaled by n0 / (particles per cell in the bulk). Counting each cell's particles
     // against n0 instead reads low as soon as the particles lose their seeded order (a cell's

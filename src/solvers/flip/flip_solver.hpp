@@ -69,6 +69,8 @@ protected:
     void do_reset() override;
     void run_stage(int index) override;
     double finish_step(Stats& out) override;
+    void initial_stats(Stats& out) override;
+    void report_motion(const Sums& s, Stats& out) const;
     void save_extra(std::vector<char>& out) const override { blob::put(out, last_max_speed_); }
     void load_extra(const std::vector<char>& in, std::size_t& at) override { blob::get(in, at, last_max_speed_); }
 

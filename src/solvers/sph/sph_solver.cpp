@@ -96,8 +96,8 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
     r.add_real({"cfl", "CFL number", "Time", "",
                 "Particle spacings a sound wave (plus the fastest particle) may cross per step: "
                 "dt = cfl * spacing / (c_s + max speed), also dt <= 0.25 sqrt(h / |a|max) (Monaghan) "
-                "and dt <= max_dt.",
-                0.01, 2.0},
+                "and dt <= max_dt. Past about 1 the weakly compressible fluid goes unstable.",
+                0.01, 5.0},
                &s_.cfl);
     r.add_real({"max_dt", "Largest time step", "Time", "s", "Upper bound of dt.", 1e-7, 0.1}, &s_.max_dt);
     r.add_real({"stiffness", "Stiffness B", "Diagnostics", "Pa", "B = rho0 c_s^2 / gamma.", 0, 1e300, true},
@@ -362,10 +362,17 @@ double SphSolver::finish_step(Stats& out) {
     last_max_speed_ = max_speed;
     last_max_accel_ = std::sqrt(s.max_accel2);
     s_.time_step = dt_;
+    report(s, out);
+    return dt_;
+}
+
+void SphSolver::initial_stats(Stats& out) { report(engine_->sums(config()), out); }
+
+void SphSolver::report(const Sums& s, Stats& out) const {
     const double fluid = static_cast<double>(std::max<long long>(s.fluid, 1));
     out.set("kinetic_energy", s.kinetic_energy);
     out.set("momentum", std::vector<double>{s.momentum.x, s.momentum.y});
-    out.set("max_speed", max_speed);
+    out.set("max_speed", std::sqrt(s.max_speed2));
     out.set("density_mean", s.density_sum / fluid);
     out.set("density_max_error", s.fluid > 0 ? s.density_max_error : 0.0);
     out.set("pressure_max", s.fluid > 0 ? s.pressure_max : 0.0);
@@ -374,7 +381,6 @@ double SphSolver::finish_step(Stats& out) {
     out.set("front_x", s.front_x > -1e300 ? s.front_x : 0.0);
     out.set_count("n_fluid", s.fluid);
     if (s_.barrier_length > 0) out.set("barrier_angle", s_.barrier_angle);
-    return dt_;
 }
 
 }  // namespace fs::sph

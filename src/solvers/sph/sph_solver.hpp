@@ -68,6 +68,7 @@ protected:
     void do_reset() override;
     void run_stage(int index) override;
     double finish_step(Stats& out) override;
+    void initial_stats(Stats& out) override;
     void save_extra(std::vector<char>& out) const override {
         blob::put(out, last_max_speed_);
         blob::put(out, last_max_accel_);
@@ -79,6 +80,7 @@ protected:
 
 private:
     Config config() const;
+    void report(const Sums& s, Stats& out) const;
 
     Settings s_;
     double dt_ = 1e-4;         // the time step of the step in progress
