@@ -10,6 +10,7 @@
 #include "io/scene.hpp"
 #include "solvers/solvers.hpp"
 #include "solvers/vortex/vortex_solver.hpp"
+#include "program.hpp"
 
 namespace {
 
@@ -195,30 +196,112 @@ TEST(VortexRing, TravelsAlongItsAxisAtASteadySpeedAndKeepsItsImpulse) {
     EXPECT_LT(std::hypot(c.x, c.z), 1e-9);
 }
 
+// Mean distance of vortons [from, to) from the y axis, and its spread (largest less smallest).
+struct Roundness {
+    double radius = 0.0, spread = 0.0, y = 0.0;
+};
+Roundness roundness(const HostState& h, std::size_t from, std::size_t to) {
+    Roundness r;
+    double lo = 1e300, hi = 0.0;
+    for (std::size_t i = from; i < to; ++i) {
+        const double d = std::hypot(h.vpos[i].x, h.vpos[i].z);
+        r.radius += d;
+        r.y += h.vpos[i].y;
+        lo = std::min(lo, d);
+        hi = std::max(hi, d);
+    }
+    r.radius /= double(to - from);
+    r.y /= double(to - from);
+    r.spread = hi - lo;
+    return r;
+}
+
+TEST(VortexRing, StaysRoundAndSteadyFor60Seconds) {
+    // Explicit Euler grew the ring's bending waves from round-off (at a rate proportional to dt)
+    // and broke it up at t ~ 16 s; the midpoint rule keeps it round.
+    VortexSolver s;
+    load(s, "vortex_ring.json", {"ring_tracers=0"});
+    s.step();
+    const double e0 = s.stats().get("kinetic_energy"), z0 = s.stats().get("enstrophy");
+    std::vector<double> t, y;  // the ring's height every 20 s
+    double worst_radius = 0.0, worst_spread = 0.0;
+    while (s.time() < 60.0 - 1e-9) {
+        if (t.empty() || s.time() >= t.back() + 20.0 - 1e-9) {
+            t.push_back(s.time());
+            y.push_back(roundness(s.state(), 0, 128).y);
+        }
+        s.step();
+        const Roundness r = roundness(s.state(), 0, 128);
+        worst_radius = std::max(worst_radius, std::fabs(r.radius - 1.0));
+        worst_spread = std::max(worst_spread, r.spread);
+    }
+    t.push_back(s.time());
+    y.push_back(roundness(s.state(), 0, 128).y);
+    ASSERT_EQ(t.size(), 4u);
+    const double first = (y[1] - y[0]) / (t[1] - t[0]), last = (y[3] - y[2]) / (t[3] - t[2]);
+    const double e1 = s.stats().get("kinetic_energy"), z1 = s.stats().get("enstrophy");
+    std::printf("ring at %.1f s: radius off by %.2e m at worst, spread %.2e m; speed %.5f then %.5f m/s; "
+                "energy %.6f -> %.6f J; enstrophy %.4f -> %.4f\n",
+                s.time(), worst_radius, worst_spread, first, last, e0, e1, z0, z1);
+    EXPECT_LT(worst_radius, 0.05);                  // radius within 5%
+    EXPECT_LT(worst_spread, 0.01);                  // and round
+    EXPECT_GT(first, 0.0);
+    EXPECT_LT(std::fabs(last - first), 0.01 * first);  // the last 20 s as fast as the first
+    EXPECT_LT(std::fabs(e1 - e0), 1e-3 * e0);          // inviscid: energy kept
+    EXPECT_LT(std::fabs(z1 - z0), 1e-3 * z0);
+}
+
 TEST(VortexRing, LeapfroggingRingsPassThroughEachOther) {
     // Two coaxial rings: the rear one shrinks, speeds up and passes through the front one, which
-    // widens; then the roles swap. Count the passes over 12 s by which ring leads.
+    // widens; then the roles swap. Count the passes over 60 s by which ring leads.
     VortexSolver s;
     load(s, "vortex_leapfrog.json", {"ring_tracers=0", "ring2_tracers=0"});
     auto lead = [&] {
         const HostState h = s.state();
-        double y[2] = {0, 0};
-        for (std::size_t i = 0; i < h.vpos.size(); ++i) y[h.vid[i] < 128 ? 0 : 1] += h.vpos[i].y;
-        return y[1] > y[0] ? 1 : 0;
+        return roundness(h, 128, 256).y > roundness(h, 0, 128).y ? 1 : 0;
     };
-    int leader = lead(), passes = 0;
-    double e0 = 0.0;
-    while (s.time() < 12.0) {
+    int leader = lead(), passes = 0, passes_12s = 0;
+    double e0 = 0.0, worst_energy = 0.0, worst_spread = 0.0;
+    while (s.time() < 60.0) {
         s.step();
-        if (e0 == 0.0) e0 = s.stats().get("kinetic_energy");
+        const double e = s.stats().get("kinetic_energy");
+        if (e0 == 0.0) e0 = e;
+        worst_energy = std::max(worst_energy, std::fabs(e - e0) / e0);
+        const HostState h = s.state();
+        worst_spread = std::max({worst_spread, roundness(h, 0, 128).spread, roundness(h, 128, 256).spread});
         const int now = lead();
         passes += now != leader;
         leader = now;
+        if (s.time() < 12.0) passes_12s = passes;
     }
-    const double e1 = s.stats().get("kinetic_energy");
-    std::printf("leapfrog: %d passes in 12 s; kinetic energy %.4f -> %.4f J\n", passes, e0, e1);
-    EXPECT_GE(passes, 3);
-    EXPECT_LT(std::fabs(e1 - e0), 0.05 * e0);  // inviscid: energy kept to a few percent
+    std::printf("leapfrog: %d passes in 12 s, %d in 60 s; energy within %.2e; radius spread %.2e m\n", passes_12s,
+                passes, worst_energy, worst_spread);
+    EXPECT_GE(passes_12s, 3);
+    EXPECT_GE(passes, 5 * passes_12s - 2);  // still passing at the same pace
+    EXPECT_LT(worst_energy, 0.01);          // inviscid: energy kept
+    EXPECT_LT(worst_spread, 0.01);          // both rings stay round
+}
+
+// The runaway guard: a ring forced unstable (a core of one vorton spacing, sigma ~ dl, stepped
+// by explicit Euler) grows its enstrophy and energy exponentially while every speed is still
+// within the speed bound; the run stops naming the step, the quantity and a cure.
+TEST(VortexGuard, ARunawayRingStopsNamingTheQuantityAndTheCure) {
+    const std::string ring = std::string(FS_SOURCE_DIR) + "/scenes/vortex_ring.json";
+    for (const char* integrator : {"euler", "midpoint"}) {
+        const fs_test::Result r = fs_test::run_program(ring + " --headless --steps 3600 --threads 1 --set ring_tracers=0 " +
+                                                       "--set core_radius=0.05 --set integrator=" + integrator);
+        std::printf("%s: %s", integrator, r.output.c_str());
+        EXPECT_EQ(r.status, 1) << r.output;
+        EXPECT_NE(r.output.find("simulation failed: step "), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find("enstrophy"), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find("more than 10 times"), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find("smaller dt"), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find("thicker core_radius"), std::string::npos) << r.output;
+        EXPECT_EQ(r.output.find("max_speed"), std::string::npos) << r.output;  // before the speed bound
+    }
+    // The bundled ring, which runs steadily, runs to the end.
+    const fs_test::Result ok = fs_test::run_program(ring + " --headless --steps 600 --threads 1 --set ring_tracers=0");
+    EXPECT_EQ(ok.status, 0) << ok.output;
 }
 
 TEST(VortexBodies, TheImpulseTheFluidLosesIsWhatTheBodiesGain) {

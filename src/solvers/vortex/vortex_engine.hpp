@@ -13,18 +13,24 @@ namespace fs::vortex {
 // The stages of one step, in order. emit and bodies run on the host (a few particles, a few
 // bodies); the others are the engine's.
 enum Stage : int {
-    kEmit = 0,  // flames emit hot vortons and tracers
-    kVelocity,  // u (and grad u, psi) from vorticity: direct Biot-Savart or vortex-in-cell
-    kBuoyancy,  // baroclinic vorticity from temperature gradients, heat diffusion and cooling
-    kStretch,   // d omega / dt = (omega . grad) u + nu lap omega
-    kAdvect,    // x += dt u
-    kCollide,   // seed 002, SolveBoundaryConditions: eject, no-slip, impulse and heat to bodies
-    kBodies,    // bodies move: scripted, or integrated from gravity and the fluid's impulse
-    kRemesh,    // optional: vortons re-created on the grid's nodes
+    kEmit = 0,          // flames emit hot vortons and tracers
+    kVelocity,          // u (and grad u, psi) from vorticity: direct Biot-Savart or vortex-in-cell
+    kBuoyancy,          // baroclinic vorticity from temperature gradients, heat diffusion and cooling
+    kHalfStep,          // midpoint rule: vortons and tracers advanced dt / 2 with the first rates
+    kMidpointVelocity,  // midpoint rule: kVelocity again, at the half step
+    kStretch,           // d omega / dt = (omega . grad) u + nu lap omega, from the step's start
+    kAdvect,            // x += dt u, from the step's start
+    kCollide,           // seed 002, SolveBoundaryConditions: eject, no-slip, impulse and heat to bodies
+    kBodies,            // bodies move: scripted, or integrated from gravity and the fluid's impulse
+    kRemesh,            // optional: vortons re-created on the grid's nodes
     kStageCount
 };
 
 enum VelocityMethod : int { kDirect = 0, kGrid = 1 };
+
+// How stretch and advect integrate the rates of the velocity stage(s): explicit Euler (the
+// series) or the explicit midpoint rule (second order: rates at the half step).
+enum Integrator : int { kEuler = 0, kMidpoint = 1 };
 
 // Everything a stage needs, by value.
 struct Config {
@@ -34,6 +40,7 @@ struct Config {
     int grid_cells = 32;            // VIC nodes along the particles' longest extent
     double core_radius = 0.05;      // the scene's vorton radius (a floor for the grid spacing)
     bool stretching = true;         // the (omega . grad) u term
+    int integrator = kMidpoint;     // time integration of stretch and advect
     double viscosity = 0.0;         // m^2/s
     double fluid_density = 1.0;     // kg/m^3, for impulses and heat
     double specific_heat = 1000.0;  // J/(kg K)

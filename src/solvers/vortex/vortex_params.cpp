@@ -181,6 +181,11 @@ void VortexSolver::register_params() {
                &s_.remesh_threshold);
     r.add_real({"dt", "Time step", "Time", "s", "Largest time step (the series steps at the frame rate).", 1e-6, 1},
                &s_.dt);
+    r.add_choice({"integrator", "Integrator", "Time", "",
+                  "How stretch and advect step: midpoint (second order, the velocity evaluated again at the half "
+                  "step: rings stay round) or euler (the series' explicit Euler, one velocity evaluation: its "
+                  "error grows a ring's bending waves at a rate proportional to dt)."},
+                 {"euler", "midpoint"}, &s_.integrator);
     r.add_real({"cfl", "CFL number", "Time", "", "dt <= cfl core_radius / max speed.", 0.01, 10}, &s_.cfl);
     r.add_vec({"view_box", "View box", "Scene", "m", "The box the camera frames (the fluid is unbounded).", -1e3, 1e3},
               s_.view_box, 6);

@@ -16,6 +16,14 @@ namespace {
 bool box_valid(const double* b) { return b[3] > b[0] && b[4] > b[1] && b[5] > b[2]; }
 }  // namespace
 
+// Flames heat the fluid, and buoyancy turns the heat into motion; bodies push the fluid (and a
+// body at rest may still turn the fluid's slip into vorticity). Without either, the flow can only
+// keep its energy (inviscid) or lose it (viscosity).
+bool VortexSolver::can_add_energy() const {
+    if (box_valid(s_.flame_box)) return true;
+    return std::any_of(bodies_.begin(), bodies_.end(), [](const BodyState& b) { return b.active; });
+}
+
 // Flames (series part 11): particles appear at random points of the flame region at the set
 // rates, as hot as the flame. Counter-based random numbers and a fixed slot rule (append up to the
 // cap, then recycle the oldest) keep emission identical on both backends.
@@ -191,6 +199,8 @@ void VortexSolver::do_reset() {
     next_vorton_id_ = static_cast<long long>(h.vid.size());
     next_tracer_id_ = static_cast<long long>(h.tid.size());
     last_max_speed_ = 0.0;
+    reference_energy_ = reference_enstrophy_ = 0.0;
+    reference_step_ = 0;
     set_state(h);
 }
 

@@ -18,8 +18,10 @@ const std::vector<StageInfo>& VortexSolver::stages() const {
         {"emit", "series part 11: flames emit hot vortons and tracers"},
         {"velocity", "series parts 3 and 6: u from vorticity (Biot-Savart or vortex-in-cell)"},
         {"buoyancy", "series parts 8 and 10: D omega/Dt = (g x grad T)/T, heat diffusion"},
-        {"stretch", "series part 3: d omega/dt = (omega . grad) u + nu lap omega"},
-        {"advect", "series part 3: x += dt u"},
+        {"half_step", "midpoint rule (Hairer et al. II.1): x, omega advanced dt/2 with the first rates"},
+        {"midpoint_velocity", "midpoint rule: u, grad u again at the half step"},
+        {"stretch", "series part 3: d omega/dt = (omega . grad) u + nu lap omega, from the step's start"},
+        {"advect", "series part 3: x += dt u, from the step's start"},
         {"collide", "seed 002: SolveBoundaryConditions, CollideVortonsSlice, CollideTracersSlice"},
         {"bodies", "series part 4: bodies take the fluid's impulse"},
         {"remesh", "vortons re-created on the grid (optional)"},
@@ -93,6 +95,7 @@ Config VortexSolver::config() const {
     c.grid_cells = static_cast<int>(s_.grid_cells);
     c.core_radius = s_.core_radius;
     c.stretching = s_.stretching;
+    c.integrator = s_.integrator;
     c.viscosity = s_.viscosity;
     c.fluid_density = s_.fluid_density;
     c.specific_heat = s_.specific_heat;
@@ -135,6 +138,7 @@ double VortexSolver::finish_step(Stats& out) {
         throw SimulationError(step + std::to_string(s.nonfinite) +
                               " particle(s) have a NaN or infinite position, velocity or vorticity");
     last_max_speed_ = std::sqrt(s.max_speed2);
+    check_growth(s, c.remesh, step);
     // A runaway: a speed that would force a step a hundred times shorter than the set one.
     const double bound = 100.0 * s_.cfl * s_.core_radius / s_.dt;
     if (last_max_speed_ > bound)
@@ -172,6 +176,46 @@ double VortexSolver::finish_step(Stats& out) {
     return dt_;
 }
 
+// A runaway the speed bound sees too late: a time step that amplifies the flow's oscillations
+// grows its energy and enstrophy exponentially (a ring's bending waves, from round-off); under
+// explicit Euler a thin ring reached 9600 times its energy with every speed still within the
+// bound. Without flames or bodies nothing feeds the flow: its kinetic energy is conserved
+// (inviscid) or falls (viscosity), and a lone ring keeps its enstrophy too. Growth past kGrowth
+// times the reference is a failure. The reference is the first step since the scene last could
+// add energy, or the step after a remesh (vortons re-created with the grid's cores have another
+// discrete enstrophy, 21 times the ring's at threshold 0, and the remesh step's energy pairs the
+// new vortons with the old psi). Ten times leaves room for the diagnostics' own error (the energy
+// takes psi from the last velocity stage) and for enstrophy that real stretching adds; an
+// exponential runaway goes from twice to ten times in ln 5 / rate (0.4 s for the bundled ring
+// under Euler, README).
+void VortexSolver::check_growth(const Sums& s, bool remeshed, const std::string& step) {
+    constexpr double kGrowth = 10.0;
+    const double energy = s_.fluid_density * s.energy;
+    if (can_add_energy() || remeshed) {
+        reference_energy_ = 0.0;
+        return;
+    }
+    if (reference_energy_ <= 0.0) {
+        reference_energy_ = energy;
+        reference_enstrophy_ = s.enstrophy;
+        reference_step_ = step_count() + 1;
+        return;
+    }
+    const bool energy_grew = energy > kGrowth * reference_energy_;
+    if (!energy_grew && !(s.enstrophy > kGrowth * reference_enstrophy_)) return;
+    const std::string what = energy_grew ? "kinetic_energy " + std::to_string(energy) + " J"
+                                         : "enstrophy " + std::to_string(s.enstrophy) + " m^3/s^2";
+    const std::string was = energy_grew ? std::to_string(reference_energy_) + " J"
+                                        : std::to_string(reference_enstrophy_) + " m^3/s^2";
+    const std::string integrator = s_.integrator == kEuler ? "integrator midpoint, " : "";
+    throw SimulationError(step + what + " is more than " + std::to_string(static_cast<int>(kGrowth)) +
+                          " times its " + was + " at step " + std::to_string(reference_step_) +
+                          " with no flames or bodies to feed the flow: the time stepping has run away; try " +
+                          integrator +
+                          "a smaller dt or a thicker core_radius (sigma >= 1.5 dl at dt = 1/60 s, dl the spacing of "
+                          "a ring's vortons)");
+}
+
 // The engine takes the bodies where they are now after every upload (reset, checkpoints, a
 // backend switch).
 void VortexSolver::on_upload() { engine_->set_bodies(body_shapes()); }
@@ -184,10 +228,13 @@ struct BodyBlob {
 };
 }  // namespace
 
-// Beside the particles: the step's speed bound, the emission bookkeeping and the bodies' motion.
+// Beside the particles: the step's speed bound, the emission bookkeeping, the runaway guard's
+// reference and the bodies' motion.
 void VortexSolver::save_extra(std::vector<char>& out) const {
-    blob::put(out, std::vector<double>{last_max_speed_, carry_vortons_, carry_tracers_});
-    blob::put(out, std::vector<long long>{emitted_vortons_, emitted_tracers_, next_vorton_id_, next_tracer_id_});
+    blob::put(out, std::vector<double>{last_max_speed_, carry_vortons_, carry_tracers_, reference_energy_,
+                                       reference_enstrophy_});
+    blob::put(out, std::vector<long long>{emitted_vortons_, emitted_tracers_, next_vorton_id_, next_tracer_id_,
+                                          reference_step_});
     std::vector<BodyBlob> bodies;
     for (const BodyState& b : bodies_) bodies.push_back({b.position, b.home, b.orientation, b.velocity, b.angular_velocity});
     blob::put(out, bodies);
@@ -200,14 +247,17 @@ void VortexSolver::load_extra(const std::vector<char>& in, std::size_t& at) {
     blob::get(in, at, reals);
     blob::get(in, at, counts);
     blob::get(in, at, bodies);
-    if (reals.size() != 3 || counts.size() != 4) throw std::runtime_error("checkpoint of another solver");
+    if (reals.size() != 5 || counts.size() != 5) throw std::runtime_error("checkpoint of another solver");
     last_max_speed_ = reals[0];
     carry_vortons_ = reals[1];
     carry_tracers_ = reals[2];
+    reference_energy_ = reals[3];
+    reference_enstrophy_ = reals[4];
     emitted_vortons_ = counts[0];
     emitted_tracers_ = counts[1];
     next_vorton_id_ = counts[2];
     next_tracer_id_ = counts[3];
+    reference_step_ = counts[4];
     build_bodies();
     for (std::size_t k = 0; k < bodies.size() && k < bodies_.size(); ++k) {
         bodies_[k].position = bodies[k].position;

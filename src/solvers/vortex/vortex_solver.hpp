@@ -64,6 +64,7 @@ struct Settings {
     double flame_vorton_rate = 0.0;
     double flame_tracer_rate = 0.0;
     bool stretching = true;
+    int integrator = kMidpoint;
     double viscosity = 0.0;
     double fluid_density = 1.2;
     double specific_heat = 1005.0;
@@ -142,11 +143,17 @@ private:
     std::vector<BodyShape> body_shapes() const;   //
     void move_bodies();                           //
     void emit();                                  // vortex_seeding.cpp (with do_reset)
+    bool can_add_energy() const;                  //
+    void check_growth(const Sums& s, bool remeshed, const std::string& step);
 
     Settings s_;
     std::vector<BodyState> bodies_;
     double dt_ = 1.0 / 60.0;
     double last_max_speed_ = 0.0;
+    // The runaway guard's reference: energy and enstrophy when the scene last could not add
+    // energy (0: none yet), and its step.
+    double reference_energy_ = 0.0, reference_enstrophy_ = 0.0;
+    long long reference_step_ = 0;
     // Emission bookkeeping: particles emitted so far (their count picks the slot and the random
     // numbers) and the fractional particle carried to the next step.
     long long emitted_vortons_ = 0, emitted_tracers_ = 0;
