@@ -254,3 +254,31 @@ TEST(Headless, ExportCarriesTheSolversFieldsAsPrimvars) {
               std::string::npos)
         << bad.output;
 }
+
+// The stats file starts with the initial state, step 0, for every solver: what the state holds
+// then (a dam break at rest, a ring's enstrophy, which one step barely changes).
+TEST(Headless, StatsStartWithStepZeroForEverySolver) {
+    TempDir dir("step0");
+    for (const char* scene : {"euler_tutorial", "sph_dam_break", "flip_hydrostatic", "vortex_ring"}) {
+        const std::string stats = dir / (std::string(scene) + ".jsonl");
+        const auto r = run_program(std::string(scene) + " --headless --steps 1 --set " +
+                                   (std::string(scene) == "vortex_ring" ? "ring_tracers=10" : "gravity=9.81") +
+                                   " --stats " + stats);
+        ASSERT_EQ(r.status, 0) << scene << r.output;
+        const auto lines = read_lines(stats);
+        ASSERT_EQ(lines.size(), 2u) << scene;
+        EXPECT_EQ(lines[0]["step"], 0) << scene;
+        EXPECT_EQ(lines[0]["t"].get<double>(), 0.0) << scene;
+        EXPECT_EQ(lines[0]["n_particles"], lines[1]["n_particles"]) << scene;
+        EXPECT_TRUE(lines[0].contains("momentum")) << scene;
+        if (std::string(scene) == "vortex_ring") {
+            EXPECT_NEAR(lines[0]["enstrophy"].get<double>(), lines[1]["enstrophy"].get<double>(),
+                        1e-3 * lines[1]["enstrophy"].get<double>());
+            EXPECT_FALSE(lines[0].contains("kinetic_energy")) << "it needs a velocity stage";
+        } else if (std::string(scene) != "euler_tutorial") {
+            EXPECT_EQ(lines[0]["kinetic_energy"].get<double>(), 0.0) << scene << " starts at rest";
+        } else {
+            EXPECT_GT(lines[0]["kinetic_energy"].get<double>(), 0.0) << "the tutorial's random velocities";
+        }
+    }
+}

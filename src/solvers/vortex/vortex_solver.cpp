@@ -130,6 +130,24 @@ void VortexSolver::run_stage(int index) {
     engine_->run_stage(index, config());
 }
 
+// What the vorticity itself gives: counts, the total vorticity, the impulse and the enstrophy.
+void VortexSolver::vorticity_stats(const Sums& s, Stats& out) const {
+    const dvec3 P = s_.fluid_density * s.impulse;
+    out.set_count("n_vortons", engine_->vortons());
+    out.set_count("n_tracers", engine_->tracers());
+    out.set("total_vorticity", std::vector<double>{s.alpha.x, s.alpha.y, s.alpha.z});
+    out.set("linear_impulse", std::vector<double>{P.x, P.y, P.z});
+    out.set("enstrophy", s.enstrophy);
+}
+
+// Step 0: the kinetic energy and the speeds need a velocity stage, so they wait for step 1.
+void VortexSolver::initial_stats(Stats& out) {
+    const Sums s = engine_->sums(config());
+    const dvec3 P = s_.fluid_density * s.impulse;
+    out.set("momentum", std::vector<double>{P.x, P.y, P.z});
+    vorticity_stats(s, out);
+}
+
 double VortexSolver::finish_step(Stats& out) {
     const Config c = config();
     const Sums s = engine_->sums(c);
@@ -152,11 +170,7 @@ double VortexSolver::finish_step(Stats& out) {
     out.set("kinetic_energy", rho * s.energy);
     out.set("momentum", std::vector<double>{P.x, P.y, P.z});
     out.set("max_speed", last_max_speed_);
-    out.set_count("n_vortons", engine_->vortons());
-    out.set_count("n_tracers", engine_->tracers());
-    out.set("total_vorticity", std::vector<double>{s.alpha.x, s.alpha.y, s.alpha.z});
-    out.set("linear_impulse", std::vector<double>{P.x, P.y, P.z});
-    out.set("enstrophy", s.enstrophy);
+    vorticity_stats(s, out);
     out.set_count("grid_nodes", s_.grid_nodes);
     int contacts = 0;
     for (int k = 0; k < static_cast<int>(bodies_.size()); ++k) {

@@ -133,6 +133,8 @@ protected:
     void do_reset() override;
     void run_stage(int index) override;
     double finish_step(Stats& out) override;
+    void initial_stats(Stats& out) override;
+    void vorticity_stats(const Sums& s, Stats& out) const;
     void on_upload() override;
     void save_extra(std::vector<char>& out) const override;
     void load_extra(const std::vector<char>& in, std::size_t& at) override;
