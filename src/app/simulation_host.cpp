@@ -30,11 +30,11 @@ std::shared_ptr<const std::vector<ParamMeta>> describe(const ParamRegistry& reg)
 SimulationHost::SimulationHost(const HostConfig& config) : initial_backend_(config.backend) {
     Scene scene;
     auto solver = build(config.scene, config.sets, scene);
+    adopt(std::move(solver), std::move(scene));
     if (!config.stats_path.empty()) {
         stats_writer_ = std::make_unique<StatsWriter>(config.stats_path);
         stats_writer_->write(*solver_);  // step 0: the initial state
     }
-    adopt(std::move(solver), std::move(scene));
     running_ = config.start_running;
     realtime_ = config.realtime;
     if (!config.export_path.empty()) {

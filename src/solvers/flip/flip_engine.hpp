@@ -74,8 +74,8 @@ public:
     // wrote them, and the cell types.
     virtual std::vector<double> faces(int axis) const = 0;
     virtual std::vector<unsigned char> cell_types() const = 0;
-    // The last pressure solve's p per cell (Pa; 0 in air), for the pressure field.
-    virtual std::vector<double> cell_pressure() const = 0;
+    // The pressure field: the last solve's p (Pa; 0 in air) in each particle's cell.
+    virtual std::vector<double> particle_pressures() const = 0;
     virtual void synchronize() = 0;
 };
 

@@ -51,8 +51,34 @@ public:
         if (name == "position") return f64_view(pos_.data(), n, 3);
         if (name == "velocity" || name == "speed") return f64_view(vel_.data(), n, 3);
         if (name == "id") return i32_view(id_.data(), n);
+        if (name == "pressure") return f64_view(particle_pressure().data(), n, 1);
         return std::nullopt;
     }
+
+    // The pressure field: each particle's cell's p from the last solve (0 before one), gathered
+    // when it is read (it is the grid's, so it is not carried by the particles).
+    const Buffer<double>& particle_pressure() const {
+        const int n = size();
+        ppress_.resize(static_cast<std::size_t>(n));
+        auto out = ppress_.view();
+        auto pos = pos_.cview();
+        auto p = pressure_.cview();
+        const MacGrid g = grid_;
+        const bool solved = g.cells() > 0 && pressure_.size() == static_cast<std::size_t>(g.cells());
+        exec_.parallel_for(n, FS_LAMBDA(int i) {
+            if (!solved) {
+                out[i] = 0.0;
+                return;
+            }
+            const dvec3 u = (pos[i] - g.origin) / g.dx;
+            const int ci = u.x < 0.0 ? 0 : (static_cast<int>(u.x) < g.nx ? static_cast<int>(u.x) : g.nx - 1);
+            const int cj = u.y < 0.0 ? 0 : (static_cast<int>(u.y) < g.ny ? static_cast<int>(u.y) : g.ny - 1);
+            const int ck = u.z < 0.0 ? 0 : (static_cast<int>(u.z) < g.nz ? static_cast<int>(u.z) : g.nz - 1);
+            out[i] = p[g.cell(ci, cj, ck)];
+        });
+        return ppress_;
+    }
+    std::vector<double> particle_pressures() const override { return particle_pressure().to_vector(); }
 
     void run_stage(int stage, const Config& c, const PressureSettings& ps) override {
         ensure_grid(c.grid);
@@ -579,7 +605,6 @@ public:
 
     std::vector<double> faces(int axis) const override { return face_[axis].to_vector(); }
     std::vector<unsigned char> cell_types() const override { return type_.to_vector(); }
-    std::vector<double> cell_pressure() const override { return pressure_.to_vector(); }
     void synchronize() override { exec_.synchronize(); }
 
 private:
@@ -600,6 +625,7 @@ private:
     Buffer<unsigned char> type_{kSpace};
     Buffer<int> count_{kSpace};  // particles per cell, from occupancy
     Buffer<double> pressure_{kSpace}, div_{kSpace}, div_after_{kSpace}, rhs_{kSpace};
+    mutable Buffer<double> ppress_{kSpace};  // particle_pressure()
     Buffer<double> face_[3] = {Buffer<double>{kSpace}, Buffer<double>{kSpace}, Buffer<double>{kSpace}};
     Buffer<double> old_[3] = {Buffer<double>{kSpace}, Buffer<double>{kSpace}, Buffer<double>{kSpace}};
     Buffer<unsigned char> valid_[3] = {Buffer<unsigned char>{kSpace}, Buffer<unsigned char>{kSpace},

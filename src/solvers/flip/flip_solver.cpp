@@ -139,17 +139,8 @@ void FlipSolver::read_field(std::string_view name, std::vector<double>& out) con
         out.assign(s.id.begin(), s.id.end());
     } else if (name == "pressure") {
         // The pressure of the cell each particle is in (a hydrostatic profile reads rho g depth
-        // at the cells' centres); none before the first solve.
-        const std::vector<double> p = engine_->cell_pressure();
-        const MacGrid g = grid();
-        for (const dvec3& x : s.pos) {
-            const dvec3 u = (x - g.origin) / g.dx;
-            const int i = std::clamp(static_cast<int>(u.x), 0, g.nx - 1);
-            const int j = std::clamp(static_cast<int>(u.y), 0, g.ny - 1);
-            const int k = std::clamp(static_cast<int>(u.z), 0, g.nz - 1);
-            const auto c = static_cast<std::size_t>(g.cell(i, j, k));
-            out.push_back(c < p.size() ? p[c] : 0.0);
-        }
+        // at the cells' centres); 0 before the first solve.
+        out = engine_->particle_pressures();
     } else {
         throw ParamError("the flip solver has no field '" + std::string(name) +
                          "' (allowed: position, velocity, speed, pressure, id)");
