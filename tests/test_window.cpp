@@ -176,6 +176,22 @@ TEST(Window, VideoRecordsAnMp4AndAGifBesideTheWorkingDirectory) {
     EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path), std::filesystem::directory_iterator()), 4);
 }
 
+// Screenshots are named to the second: presses within one second are numbered, never lost.
+TEST(Window, F12NeverOverwritesAScreenshot) {
+    TempDir dir("f12");
+    const std::string in_dir = "cd " + dir.path.string() + " && xvfb-run -a -s '-screen 0 1600x1000x24'";
+    const auto r = fs_test::run_program_with_prefix(in_dir, "--size 640x400 --keys 'F12 F12 F12' --frames 8");
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::vector<std::filesystem::path> shots;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path)) shots.push_back(e.path());
+    ASSERT_EQ(shots.size(), 3u) << "three presses, three files";
+    for (const auto& p : shots) {
+        EXPECT_EQ(p.filename().string().rfind("screenshot-", 0), 0u) << p;
+        EXPECT_EQ(p.extension(), ".png") << p;
+        EXPECT_GT(std::filesystem::file_size(p), 0u) << p;
+    }
+}
+
 TEST(Window, WithoutADisplaySaysHowToRunAndExits2) {
     const auto r = fs_test::run_program_with_prefix(
         "env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER timeout 60", "--frames 2");

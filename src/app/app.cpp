@@ -162,7 +162,7 @@ void App::apply(Action a) {
             host_.set_cell_overlay(view_.cells_mode != 0);
             break;
         case Action::StepBack: host_.step_back(); break;
-        case Action::Screenshot: take_screenshot(timestamped("screenshot", ".png")); break;
+        case Action::Screenshot: take_screenshot(fresh_paths("screenshot", {".png"})[0]); break;
         case Action::Record: toggle_recording(); break;
         case Action::StopRecording: stop_recording(); break;
         case Action::Help: view_.show_help = !view_.show_help; break;
@@ -221,7 +221,7 @@ void App::toggle_recording() {
     }
     start_recording({!o_.record_path.empty() && frame_index_ == 0
                          ? o_.record_path
-                         : timestamped("recording", view_.record_gif ? ".gif" : ".mp4")},
+                         : fresh_paths("recording", {view_.record_gif ? ".gif" : ".mp4"})[0]},
                     false);
 }
 
@@ -237,7 +237,7 @@ int App::run() {
         return kExitBadInput;
     }
     if (!o_.record_path.empty()) toggle_recording();
-    if (o_.video) start_recording(video_paths(), true);
+    if (o_.video) start_recording(fresh_paths("video", {".mp4", ".gif"}), true);
 
     auto last = std::chrono::steady_clock::now();
     const auto start = last;

@@ -12,20 +12,21 @@
 
 namespace fs {
 
-std::string timestamped(const char* prefix, const char* ext) {
+std::vector<std::string> fresh_paths(const char* prefix, const std::vector<std::string>& exts) {
     const std::time_t now = std::time(nullptr);
     char buf[64];
     std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::localtime(&now));
-    return std::string(prefix) + "-" + buf + ext;
-}
-
-std::vector<std::string> video_paths() {
-    const std::string stem = timestamped("video", "");
+    const std::string stem = (std::filesystem::current_path() / (std::string(prefix) + "-" + buf)).string();
+    auto taken = [&](const std::string& name) {
+        for (const std::string& ext : exts)
+            if (std::filesystem::exists(name + ext)) return true;
+        return false;
+    };
     std::string name = stem;
-    // Two runs in the same second (or a clock set back) must not overwrite an earlier video.
-    for (int k = 2; std::filesystem::exists(name + ".mp4") || std::filesystem::exists(name + ".gif"); ++k)
-        name = stem + "-" + std::to_string(k);
-    return {name + ".mp4", name + ".gif"};
+    for (int k = 2; taken(name); ++k) name = stem + "-" + std::to_string(k);
+    std::vector<std::string> out;
+    for (const std::string& ext : exts) out.push_back(name + ext);
+    return out;
 }
 
 std::vector<unsigned char> Capture::read_pixels(int& w, int& h) const {

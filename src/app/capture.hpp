@@ -12,10 +12,11 @@
 
 namespace fs {
 
-// PREFIX-YYYYmmdd-HHMMSS.EXT in the working directory, e.g. screenshot-20250101-120000.png.
-std::string timestamped(const char* prefix, const char* ext);
-// --video: an MP4 and a GIF of the same name, numbered (-2, -3, ...) past existing files.
-std::vector<std::string> video_paths();
+// New files in the working directory, one per extension and all of one name:
+// PREFIX-YYYYmmdd-HHMMSS.EXT, numbered -2, -3, ... while any of them exists already, so quick
+// presses (two screenshots in a second) and earlier runs are never overwritten. Absolute paths:
+// a notice says where the file is.
+std::vector<std::string> fresh_paths(const char* prefix, const std::vector<std::string>& exts);
 
 class Capture {
 public:
