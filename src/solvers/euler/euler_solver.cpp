@@ -40,11 +40,11 @@ EulerSolver::EulerSolver(Backend backend) : EngineSolver(backend) {
                 "Masses are drawn uniformly from mass * [1 - v, 1 + v].", 0, 0.99, false, true},
                &s_.mass_variation);
     r.add_real({"tau", "Time step", "Time", "s",
-                "The step of semi-explicit Euler: V += tau F/m, x += tau V (seed 000).", 1e-7, 0.1},
+                "The step of semi-explicit Euler: V += tau F/m, x += tau V (particle tutorial).", 1e-7, 0.1},
                &s_.tau);
     add_gravity(&s_.gravity, s_.gravity_direction, 2, " (tutorial: 9.81)");
     r.add_choice({"boundary", "Boundary", "Borders", "",
-                  "walls: bounce on the borders of the unit square (seed 000, bounce_on_borders); "
+                  "walls: bounce on the borders of the unit square (particle tutorial, bounce_on_borders); "
                   "periodic: leave on one side, enter on the other, collide across borders "
                   "(momentum is conserved); open: no borders."},
                  {"walls", "periodic", "open"}, &s_.boundary);
@@ -74,11 +74,11 @@ EulerSolver::EulerSolver(Backend backend) : EngineSolver(backend) {
 
 const std::vector<StageInfo>& EulerSolver::stages() const {
     static const std::vector<StageInfo> kStages = {
-        {"forces", "seed 000, gravity: V += tau F/m"},
-        {"grid_build", "seed 000, search grid (counting sort by cell)"},
-        {"collide", "seed 000, choc/bounce: impulse along the line of centres"},
-        {"integrate", "seed 000, semi-explicit Euler: x += tau V"},
-        {"bounce_on_borders", "seed 000, bounce_on_borders"},
+        {"forces", "particle tutorial, gravity: V += tau F/m"},
+        {"grid_build", "particle tutorial, search grid (counting sort by cell)"},
+        {"collide", "particle tutorial, choc/bounce: impulse along the line of centres"},
+        {"integrate", "particle tutorial, semi-explicit Euler: x += tau V"},
+        {"bounce_on_borders", "particle tutorial, bounce_on_borders"},
     };
     return kStages;
 }

@@ -37,19 +37,19 @@ FlipSolver::FlipSolver(Backend backend) : EngineSolver(backend) {
                "(radius 0: none).", -100, 100},
               s_.obstacle_sphere, 4);
     r.add_choice({"transfer_scheme", "Transfer scheme", "Transfer", "",
-                  "pic_flip: particles carry a velocity, G2P blends PIC and FLIP by flip_ratio (seed 001); "
+                  "pic_flip: particles carry a velocity, G2P blends PIC and FLIP by flip_ratio (PIC-FLIP assignment); "
                   "apic: particles also carry the velocity's gradient C, P2G transfers v_p + C (x_face - x_p) "
                   "and G2P sets v = interp(u_new) and C from the same faces (Jiang et al. 2015). "
                   "Switching to apic starts from C = 0."},
                  {"pic_flip", "apic"}, &s_.transfer_scheme);
     r.add_choice({"advection", "Advection", "Transfer", "",
                   "How particles move, last in the step: forward_euler, x += dt v with the particle's velocity "
-                  "(seed 001); rk2 (midpoint) or rk3 (Ralston) through the grid's divergence-free velocity "
+                  "(PIC-FLIP assignment); rk2 (midpoint) or rk3 (Ralston) through the grid's divergence-free velocity "
                   "(Bridson 2015, 3.1), which keeps particles from drifting together and losing volume."},
                  {"forward_euler", "rk2", "rk3"}, &s_.advection);
     r.add_real({"flip_ratio", "FLIP ratio", "Transfer", "",
                 "Weight of the FLIP part in G2P: v = flip_ratio (v_p + interp(u_new - u_old)) + (1 - flip_ratio) "
-                "interp(u_new); the assignment's alpha is 1 - flip_ratio (seed 001, Grid-to-Particle). "
+                "interp(u_new); the assignment's alpha is 1 - flip_ratio (PIC-FLIP assignment, Grid-to-Particle). "
                 "Only for transfer_scheme = pic_flip; apic ignores it.",
                 0, 1},
                &s_.flip_ratio);
@@ -62,7 +62,7 @@ FlipSolver::FlipSolver(Backend backend) : EngineSolver(backend) {
                 0, 1},
                &s_.volume_correction);
     r.add_choice({"transfer", "Transfer weights", "Transfer", "",
-                  "P2G and G2P kernel, for either transfer scheme: linear (trilinear, seed 001) or the "
+                  "P2G and G2P kernel, for either transfer scheme: linear (trilinear, PIC-FLIP assignment) or the "
                   "quadratic B-spline (3 nodes per axis: what the assignment calls its cubic B-spline)."},
                  {"linear", "quadratic"}, &s_.transfer);
     r.add_choice({"pressure_solver", "Pressure solver", "Pressure", "",
@@ -70,10 +70,10 @@ FlipSolver::FlipSolver(Backend backend) : EngineSolver(backend) {
                   "over-relaxation; mgpcg: CG preconditioned by a multigrid V-cycle (McAdams et al. 2010)."},
                  {"jacobi", "gauss_seidel", "mgpcg"}, &s_.pressure_solver);
     r.add_int({"jacobi_iterations", "Jacobi iterations", "Pressure", "",
-               "Sweeps of the Jacobi solve (seed 001: 500-1000 keep the volume).", 1, 100000},
+               "Sweeps of the Jacobi solve (PIC-FLIP assignment: 500-1000 keep the volume).", 1, 100000},
               &s_.jacobi_iterations);
     r.add_real({"jacobi_relaxation", "Jacobi relaxation", "Pressure", "",
-                "alpha of p = alpha p_jacobi + (1 - alpha) p_old (seed 001, Jacobi Iteration).", 0.01, 1},
+                "alpha of p = alpha p_jacobi + (1 - alpha) p_old (PIC-FLIP assignment, Jacobi Iteration).", 0.01, 1},
                &s_.jacobi_relaxation);
     r.add_int({"gauss_seidel_iterations", "Gauss-Seidel iterations", "Pressure", "", "Red-black sweeps.", 1, 100000},
               &s_.gauss_seidel_iterations);
@@ -103,17 +103,17 @@ FlipSolver::FlipSolver(Backend backend) : EngineSolver(backend) {
 
 const std::vector<StageInfo>& FlipSolver::stages() const {
     static const std::vector<StageInfo> kStages = {
-        {"p2g", "seed 001, Particle-to-Grid (APIC: v_p + C_p (x_face - x_p), Jiang et al. 2015)"},
-        {"body_forces", "seed 001, Body Force: u += dt g on the grid"},
-        {"occupancy", "seed 001: fluid / air / solid per cell"},
-        {"divergence", "seed 001, Divergence Operator"},
-        {"pressure_solve", "seed 001, Pressure Projection: A p = -(rho dx^2/dt) div"},
-        {"pressure_gradient", "seed 001, Gradient Operator: u -= dt/rho grad p"},
+        {"p2g", "PIC-FLIP assignment, Particle-to-Grid (APIC: v_p + C_p (x_face - x_p), Jiang et al. 2015)"},
+        {"body_forces", "PIC-FLIP assignment, Body Force: u += dt g on the grid"},
+        {"occupancy", "PIC-FLIP assignment: fluid / air / solid per cell"},
+        {"divergence", "PIC-FLIP assignment, Divergence Operator"},
+        {"pressure_solve", "PIC-FLIP assignment, Pressure Projection: A p = -(rho dx^2/dt) div"},
+        {"pressure_gradient", "PIC-FLIP assignment, Gradient Operator: u -= dt/rho grad p"},
         {"volume_correction", "crowded particles' displacement d = -grad q, div d = k (n / n0 - 1) (Kugelstadt et "
                               "al. 2019), applied by g2p; only when volume_correction > 0"},
-        {"g2p", "seed 001, Grid-to-Particle: PIC/FLIP blend, or APIC (Jiang et al. 2015); moves the particles by "
+        {"g2p", "PIC-FLIP assignment, Grid-to-Particle: PIC/FLIP blend, or APIC (Jiang et al. 2015); moves the particles by "
                 "the volume correction's d"},
-        {"advect", "seed 001, Advection: x += dt v (forward Euler), or through the grid's velocity by RK2 / RK3 "
+        {"advect", "PIC-FLIP assignment, Advection: x += dt v (forward Euler), or through the grid's velocity by RK2 / RK3 "
                    "(Bridson 2015, 3.1)"},
     };
     return kStages;

@@ -26,7 +26,7 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
                 "rho0 * spacing^2.", 1e-4, 0.1, false, true},
                &s_.spacing);
     r.add_real({"support_factor", "Support / spacing", "Particles", "",
-                "Kernel support radius h in particle spacings (seed 003, 2.1: W vanishes for r >= h).",
+                "Kernel support radius h in particle spacings (WCSPH assignment, 2.1: W vanishes for r >= h).",
                 1.2, 4.0, false, true},
                &s_.support_factor);
     r.add_vec({"domain_size", "Box size", "Scene", "m", "Width and height of the box.", 0.05, 100, false, true},
@@ -44,18 +44,18 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
                 "Random initial velocity per component, uniform in [-v, v].", 0, 100, false, true},
                &s_.velocity_noise);
     add_seed(&s_.seed, "Scene", "the velocity noise");
-    r.add_real({"rest_density", "Rest density", "Fluid", "kg/m^3", "rho0 of the Tait equation (seed 003, 2.2).",
+    r.add_real({"rest_density", "Rest density", "Fluid", "kg/m^3", "rho0 of the Tait equation (WCSPH assignment, 2.2).",
                 1, 1e5, false, true},
                &s_.rest_density);
     r.add_real({"speed_of_sound", "Speed of sound", "Fluid", "m/s",
-                "c_s: sets the stiffness B = rho0 c_s^2 / gamma of the Tait equation (seed 003, 2.2), "
+                "c_s: sets the stiffness B = rho0 c_s^2 / gamma of the Tait equation (WCSPH assignment, 2.2), "
                 "the artificial viscosity and the time step. About 10x the fastest flow keeps density "
                 "errors near 1%.", 0.1, 1e4},
                &s_.speed_of_sound);
-    r.add_real({"gamma", "Tait exponent", "Fluid", "", "gamma of p = B((rho/rho0)^gamma - 1) (seed 003: 7).", 1, 10},
+    r.add_real({"gamma", "Tait exponent", "Fluid", "", "gamma of p = B((rho/rho0)^gamma - 1) (WCSPH assignment: 7).", 1, 10},
                &s_.gamma);
     r.add_real({"viscosity_alpha", "Viscosity alpha", "Fluid", "",
-                "Monaghan artificial viscosity alpha (seed 003, 2.5: 0.8).", 0, 10},
+                "Monaghan artificial viscosity alpha (WCSPH assignment, 2.5: 0.8).", 0, 10},
                &s_.viscosity_alpha);
     r.add_real({"kinematic_viscosity", "Kinematic viscosity", "Fluid", "m^2/s",
                 "0: the viscosity term uses viscosity_alpha (the assignment). Above 0: the fluid's kinematic "
@@ -64,21 +64,21 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
                 0, 10},
                &s_.kinematic_viscosity);
     r.add_real({"viscosity_epsilon", "Viscosity epsilon", "Fluid", "",
-                "Keeps Pi_ij finite for close pairs: |x_ij|^2 + epsilon h^2 (seed 003, 2.5: 0.01).", 1e-6, 1},
+                "Keeps Pi_ij finite for close pairs: |x_ij|^2 + epsilon h^2 (WCSPH assignment, 2.5: 0.01).", 1e-6, 1},
                &s_.viscosity_epsilon);
     r.add_bool({"clamp_density", "Clamp density", "Fluid", "",
-                "rho = max(rho0, rho) before the pressure (seed 003, debugging tips): no suction at "
+                "rho = max(rho0, rho) before the pressure (WCSPH assignment, debugging tips): no suction at "
                 "free surfaces."},
                &s_.clamp_density);
     add_gravity(&s_.gravity, s_.gravity_direction, 2);
     r.add_choice({"boundary_model", "Boundary model", "Boundary", "",
-                  "assignment: boundary particles at rho0 with pressure 0 (seed 003, 2.4); "
+                  "assignment: boundary particles at rho0 with pressure 0 (WCSPH assignment, 2.4); "
                   "pressure_mirroring: they take the pressure of the fluid around them plus the "
                   "hydrostatic part (Adami, Hu and Adams 2012), so a tank at rest has the right "
                   "pressure at its bottom."},
                  {"assignment", "pressure_mirroring"}, &s_.boundary_model);
     r.add_int({"boundary_layers", "Wall layers", "Boundary", "",
-               "Layers of wall particles: at least the kernel's support in spacings (seed 003: three, "
+               "Layers of wall particles: at least the kernel's support in spacings (WCSPH assignment: three, "
                "for a support of 2 spacings); 0 for no walls at all (a free blob).", 0, 10, false, true},
               &s_.boundary_layers);
     r.add_real({"barrier_length", "Barrier length", "Barrier", "m",
@@ -88,7 +88,7 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
                false, true},
               s_.barrier_center, 2);
     r.add_real({"barrier_angle", "Barrier angle", "Barrier", "deg",
-                "Counter-clockwise angle of the barrier; Q/E turn it (seed 003, 3).", -1e6, 1e6},
+                "Counter-clockwise angle of the barrier; Q/E turn it (WCSPH assignment, 3).", -1e6, 1e6},
                &s_.barrier_angle);
     r.add_real({"barrier_rotation_rate", "Barrier rotation rate", "Barrier", "deg/s",
                 "How fast Q/E turn the barrier while held.", 0, 3600},
@@ -119,11 +119,11 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
 const std::vector<StageInfo>& SphSolver::stages() const {
     static const std::vector<StageInfo> kStages = {
         {"neighbor_search", "counting sort by cell (the grid of the euler solver)"},
-        {"density", "seed 003, 2.1: rho_i = sum_j m_j W_ij"},
-        {"pressure", "seed 003, 2.2: Tait p = B((rho/rho0)^7 - 1); boundary 2.4 / Adami 2012"},
-        {"accelerations", "seed 003, 2.3 + 2.5: symmetric pressure force, Monaghan viscosity, gravity"},
+        {"density", "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij"},
+        {"pressure", "WCSPH assignment, 2.2: Tait p = B((rho/rho0)^7 - 1); boundary 2.4 / Adami 2012"},
+        {"accelerations", "WCSPH assignment, 2.3 + 2.5: symmetric pressure force, Monaghan viscosity, gravity"},
         {"integrate", "semi-implicit Euler: v += dt a, x += dt v"},
-        {"boundary", "seed 003, 3: the barrier follows its angle"},
+        {"boundary", "WCSPH assignment, 3: the barrier follows its angle"},
     };
     return kStages;
 }

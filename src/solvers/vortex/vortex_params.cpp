@@ -112,7 +112,7 @@ void VortexSolver::register_params() {
               s_.gravity_direction, 3);
 
     r.add_real({"boundary_thickness", "Boundary thickness", "Bodies", "",
-                "A vorton within this many core radii of a body's surface is in contact (seed 002: 1.2).", 0.1, 10},
+                "A vorton within this many core radii of a body's surface is in contact (vortex article: 1.2).", 0.1, 10},
                &s_.boundary_thickness);
     r.add_real({"slip_fraction", "No-slip fraction", "Bodies", "",
                 "Share of the slip at a contact that the vorticity change cancels (1: no slip, 0: free slip).", 0,

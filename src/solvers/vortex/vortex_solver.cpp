@@ -22,7 +22,7 @@ const std::vector<StageInfo>& VortexSolver::stages() const {
         {"midpoint_velocity", "midpoint rule: u, grad u again at the half step"},
         {"stretch", "series part 3: d omega/dt = (omega . grad) u + nu lap omega, from the step's start"},
         {"advect", "series part 3: x += dt u, from the step's start"},
-        {"collide", "seed 002: SolveBoundaryConditions, CollideVortonsSlice, CollideTracersSlice"},
+        {"collide", "vortex article: SolveBoundaryConditions, CollideVortonsSlice, CollideTracersSlice"},
         {"bodies", "series part 4: bodies take the fluid's impulse"},
         {"remesh", "vortons re-created on the grid (optional)"},
     };
