@@ -394,7 +394,10 @@ void Panels::ui_stats() {
 }
 
 void Panels::ui_help() {
-    ImGui::SetNextWindowPos(ImVec2(380, 80), ImGuiCond_FirstUseEver);
+    // Top right, over the Stats panel, not over the simulation the keys act on.
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - 12, vp->WorkPos.y + 12), ImGuiCond_Appearing,
+                            ImVec2(1.0f, 0.0f));
     ImGui::Begin("Help", &view_.show_help, ImGuiWindowFlags_AlwaysAutoResize);
     ImGui::TextUnformatted("Keys (not while typing in a field)");
     if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg)) {
