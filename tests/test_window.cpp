@@ -24,8 +24,13 @@ namespace {
 
 using fs_test::TempDir;
 
-fs_test::Result run_window(const std::string& args) {
-    return fs_test::run_program_with_prefix("xvfb-run -a -s '-screen 0 1600x1000x24'", args);
+const std::string kXvfb = "xvfb-run -a -s '-screen 0 1600x1000x24'";
+
+fs_test::Result run_window(const std::string& args) { return fs_test::run_program_with_prefix(kXvfb, args); }
+
+// The window run from `dir` as its working folder (where screenshots and recordings go).
+fs_test::Result run_window_in(const TempDir& dir, const std::string& args) {
+    return fs_test::run_program_with_prefix("cd " + dir.path.string() + " && " + kXvfb, args);
 }
 
 TEST(Window, OpensTheDefaultSceneAndDrawsParticles) {
@@ -155,8 +160,7 @@ TEST(Window, RecordsGifAndMp4) {
 
 TEST(Window, VideoRecordsAnMp4AndAGifBesideTheWorkingDirectory) {
     TempDir dir("video");
-    const std::string in_dir = "cd " + dir.path.string() + " && xvfb-run -a -s '-screen 0 1600x1000x24'";
-    const auto r = fs_test::run_program_with_prefix(in_dir, "--size 640x400 --frames 15 --video");
+    const auto r = run_window_in(dir, "--size 640x400 --frames 15 --video");
     ASSERT_EQ(r.status, 0) << r.output;
     std::vector<std::filesystem::path> videos;
     for (const auto& e : std::filesystem::directory_iterator(dir.path)) videos.push_back(e.path());
@@ -171,7 +175,7 @@ TEST(Window, VideoRecordsAnMp4AndAGifBesideTheWorkingDirectory) {
         EXPECT_NE(r.output.find(v.filename().string()), std::string::npos) << "the path is not printed:\n" << r.output;
     }
     // A second run in the same second does not overwrite them.
-    const auto again = fs_test::run_program_with_prefix(in_dir, "--size 640x400 --frames 2 --video");
+    const auto again = run_window_in(dir, "--size 640x400 --frames 2 --video");
     ASSERT_EQ(again.status, 0) << again.output;
     EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path), std::filesystem::directory_iterator()), 4);
 }
@@ -179,8 +183,7 @@ TEST(Window, VideoRecordsAnMp4AndAGifBesideTheWorkingDirectory) {
 // Screenshots are named to the second: presses within one second are numbered, never lost.
 TEST(Window, F12NeverOverwritesAScreenshot) {
     TempDir dir("f12");
-    const std::string in_dir = "cd " + dir.path.string() + " && xvfb-run -a -s '-screen 0 1600x1000x24'";
-    const auto r = fs_test::run_program_with_prefix(in_dir, "--size 640x400 --keys 'F12 F12 F12' --frames 8");
+    const auto r = run_window_in(dir, "--size 640x400 --keys 'F12 F12 F12' --frames 8");
     ASSERT_EQ(r.status, 0) << r.output;
     std::vector<std::filesystem::path> shots;
     for (const auto& e : std::filesystem::directory_iterator(dir.path)) shots.push_back(e.path());
