@@ -65,17 +65,7 @@ public:
         auto p = pressure_.cview();
         const MacGrid g = grid_;
         const bool solved = g.cells() > 0 && pressure_.size() == static_cast<std::size_t>(g.cells());
-        exec_.parallel_for(n, FS_LAMBDA(int i) {
-            if (!solved) {
-                out[i] = 0.0;
-                return;
-            }
-            const dvec3 u = (pos[i] - g.origin) / g.dx;
-            const int ci = u.x < 0.0 ? 0 : (static_cast<int>(u.x) < g.nx ? static_cast<int>(u.x) : g.nx - 1);
-            const int cj = u.y < 0.0 ? 0 : (static_cast<int>(u.y) < g.ny ? static_cast<int>(u.y) : g.ny - 1);
-            const int ck = u.z < 0.0 ? 0 : (static_cast<int>(u.z) < g.nz ? static_cast<int>(u.z) : g.nz - 1);
-            out[i] = p[g.cell(ci, cj, ck)];
-        });
+        exec_.parallel_for(n, FS_LAMBDA(int i) { out[i] = solved ? p[cell_index(g, pos[i])] : 0.0; });
         return ppress_;
     }
     std::vector<double> particle_pressures() const override { return particle_pressure().to_vector(); }
