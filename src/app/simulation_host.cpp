@@ -198,6 +198,7 @@ void SimulationHost::set_param(const std::string& name, const nlohmann::json& va
     post([this, name, value] {
         try {
             solver_->params().at(name).set_json(value);
+            solver_->refresh_diagnostics();
         } catch (const ParamError& e) {
             fail(name + ": " + e.what());
         }
@@ -208,6 +209,7 @@ void SimulationHost::set_param_text(const std::string& name, const std::string& 
     post([this, name, text] {
         try {
             solver_->params().at(name).set_text(text);
+            solver_->refresh_diagnostics();
         } catch (const ParamError& e) {
             fail(name + ": " + e.what());
         }

@@ -61,7 +61,7 @@ public:
         const int blocks = (n + kBlock - 1) / kBlock;
         T* block_sum = scratch<T>(static_cast<std::size_t>(blocks) + 1);
         for (int b = 0; b <= blocks; ++b) new (block_sum + b) T{};
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (blocks > 1)
         for (int b = 0; b < blocks; ++b) {
             const int end = std::min(n, (b + 1) * kBlock);
             T acc{};
@@ -69,7 +69,7 @@ public:
             block_sum[b + 1] = acc;
         }
         for (int b = 0; b < blocks; ++b) block_sum[b + 1] += block_sum[b];
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (blocks > 1)
         for (int b = 0; b < blocks; ++b) {
             const int end = std::min(n, (b + 1) * kBlock);
             T acc = block_sum[b];
@@ -81,26 +81,56 @@ public:
         }
     }
 
-    // Stable sort of (keys, values) by key: LSD radix sort for unsigned integer keys.
+    // Stable sort of (keys, values) by key: LSD radix sort for unsigned integer keys, in as few
+    // passes of at most 11 bits as the largest key needs (a grid of 2 million cells: two). Each pass counts digits per fixed block of
+    // kBlock elements, gives every (digit, block) its slots in digit-major order, then each block
+    // scatters its elements in order: linear in n, and the result, being a stable sort, is the
+    // same for any thread count and schedule (the loops are dynamically scheduled so that a
+    // descheduled thread's blocks are taken by another).
     template <class K, class V>
     void sort_by_key(View<K> keys, View<V> values) {
         static_assert(std::is_unsigned_v<K>, "sort_by_key sorts unsigned integer keys");
         const int n = keys.size;
-        std::vector<K> k2(static_cast<std::size_t>(n));
-        std::vector<V> v2(static_cast<std::size_t>(n));
+        if (n <= 1) return;
+        K top = 0;
+        for (int i = 0; i < n; ++i) top = keys[i] > top ? keys[i] : top;
+        unsigned bits = 1;
+        while (bits < sizeof(K) * 8 && (top >> bits) != 0) ++bits;
+        const unsigned passes = (bits + 10) / 11;
+        const unsigned width = (bits + passes - 1) / passes;
+        const std::size_t digits = std::size_t{1} << width;
+        const K mask = static_cast<K>(digits - 1);
+        const int blocks = (n + kBlock - 1) / kBlock;
+        K* kd = reserve(sort_keys_, n, kd);
+        V* vd = reserve(sort_values_, n, vd);
+        int* count = reserve(sort_counts_, static_cast<std::size_t>(blocks) * digits, count);
         K* ks = keys.data;
         V* vs = values.data;
-        K* kd = k2.data();
-        V* vd = v2.data();
-        for (unsigned shift = 0; shift < sizeof(K) * 8; shift += 8) {
-            std::size_t count[257] = {};
-            for (int i = 0; i < n; ++i) ++count[((ks[i] >> shift) & 0xFF) + 1];
-            if (count[1] == static_cast<std::size_t>(n) && shift > 0) continue;  // digit all zero
-            for (int d = 0; d < 256; ++d) count[d + 1] += count[d];
-            for (int i = 0; i < n; ++i) {
-                const std::size_t at = count[(ks[i] >> shift) & 0xFF]++;
-                kd[at] = ks[i];
-                vd[at] = vs[i];
+        for (unsigned pass = 0, shift = 0; pass < passes; ++pass, shift += width) {
+#pragma omp parallel for schedule(dynamic) if (blocks > 1)
+            for (int b = 0; b < blocks; ++b) {
+                int* c = count + static_cast<std::size_t>(b) * digits;
+                std::fill(c, c + digits, 0);
+                const int end = std::min(n, (b + 1) * kBlock);
+                for (int i = b * kBlock; i < end; ++i) ++c[(ks[i] >> shift) & mask];
+            }
+            int at = 0;  // slots: digit-major, then block order
+            for (std::size_t d = 0; d < digits; ++d)
+                for (int b = 0; b < blocks; ++b) {
+                    int& c = count[static_cast<std::size_t>(b) * digits + d];
+                    const int here = c;
+                    c = at;
+                    at += here;
+                }
+#pragma omp parallel for schedule(dynamic) if (blocks > 1)
+            for (int b = 0; b < blocks; ++b) {
+                int* c = count + static_cast<std::size_t>(b) * digits;
+                const int end = std::min(n, (b + 1) * kBlock);
+                for (int i = b * kBlock; i < end; ++i) {
+                    const int to = c[(ks[i] >> shift) & mask]++;
+                    kd[to] = ks[i];
+                    vd[to] = vs[i];
+                }
             }
             std::swap(ks, kd);
             std::swap(vs, vd);
@@ -125,6 +155,16 @@ private:
         return reinterpret_cast<T*>(scratch_.data());
     }
     std::vector<std::max_align_t> scratch_;
+
+    // Room for n values of T in `store` (grows only); the last argument only names T.
+    template <class T>
+    static T* reserve(std::vector<std::max_align_t>& store, std::size_t n, T* /*type*/) {
+        const std::size_t words = (n * sizeof(T) + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
+        if (store.size() < words) store.resize(words);
+        return reinterpret_cast<T*>(store.data());
+    }
+    // sort_by_key's alternate arrays and digit counts.
+    std::vector<std::max_align_t> sort_keys_, sort_values_, sort_counts_;
 };
 
 }  // namespace fs

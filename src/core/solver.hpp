@@ -87,6 +87,9 @@ public:
 
     ParamRegistry& params() { return params_; }
     const ParamRegistry& params() const { return params_; }
+    // Brings read-only diagnostics derived from the parameters up to date (they are otherwise
+    // updated as stages run); callers that set parameters call it after them.
+    virtual void refresh_diagnostics() {}
 
     // Rebuilds the initial state from the parameters on the current backend.
     void reset();

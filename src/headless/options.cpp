@@ -85,6 +85,9 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     app.add_option("--export-fields", o.export_fields,
                    "Fields --export writes as per-point primvars: all (default), none, or a comma-separated "
                    "list of the solver's fields (see the scene's --list-params for the solver)");
+    app.add_option("--compare", o.compare_path,
+                   "Headless: compare the run with the scene's known answers (surge front, hydrostatic "
+                   "pressure, ring speed, free fall) and write them to FILE.json; the summary gives each figure");
     app.add_option("--export-every", o.export_every, "Export a frame every K steps (default 1)")
         ->check(CLI::Range(1LL, 1000000000LL));
     app.add_option("--screenshot", o.screenshot_path,
@@ -150,6 +153,7 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     for (const auto& [option, path] : {std::pair<const char*, const std::string&>{"--stats", o.stats_path},
                                        {usd_output.empty() ? "--export" : "--usd_output", o.export_path},
                                        {"--bench-json", o.bench_json},
+                                       {"--compare", o.compare_path},
                                        {"--screenshot", o.screenshot_path},
                                        {"--record", o.record_path}}) {
         if (path.empty()) continue;

@@ -25,6 +25,7 @@ struct Options {
     std::string export_path;
     long long export_every = 1;
     std::string export_fields = "all";  // --export-fields: all, none or a comma-separated list
+    std::string compare_path;  // --compare: the comparisons with known answers, as JSON
     std::string bench_json;
     std::string screenshot_path;
     long long frames = 0;  // window: close after this many frames (0: when the user closes it)

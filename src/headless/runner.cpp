@@ -14,6 +14,7 @@
 #include "core/memory.hpp"
 #include "io/stats_writer.hpp"
 #include "io/usd_writer.hpp"
+#include "validation/compare.hpp"
 #include "solvers/solvers.hpp"
 
 namespace fs {
@@ -208,6 +209,13 @@ int run_headless(const Options& o) {
                 o.export_path, "fluid-sandbox " + scene.path + " (" + scene.solver + ")");
             add_solver_frame(*usd, *solver, primvars);
         }
+        std::vector<std::unique_ptr<Comparer>> comparers;
+        if (!o.compare_path.empty()) comparers = comparers_for(*solver);
+        auto sample = [&](bool last) {
+            for (auto& c : comparers)
+                if (last || !c->snapshot()) c->sample(*solver);
+        };
+        sample(o.steps == 0);
         std::printf("fluid-sandbox: %s: %s (%s, %s), %d particles\n", scene.path.c_str(),
                     scene.title.empty() ? scene.solver.c_str() : scene.title.c_str(),
                     scene.solver.c_str(), backend_label(solver->backend()).c_str(),
@@ -230,6 +238,7 @@ int run_headless(const Options& o) {
             if (k == 0) first = solver->stats();
             if (stats) stats->write(*solver);
             if (usd && (k + 1) % o.export_every == 0) add_solver_frame(*usd, *solver, primvars);
+            sample(k + 1 == o.steps);
             step_ms.push_back(solver->step_ms());
             for (std::size_t s = 0; s < stage_ms.size(); ++s)
                 stage_ms[s].push_back(solver->stage_ms()[s]);
@@ -262,6 +271,19 @@ int run_headless(const Options& o) {
         }
         if (!o.stats_path.empty()) std::printf("  stats: %s\n", o.stats_path.c_str());
         if (usd) std::printf("  export: %s (%d frames)\n", o.export_path.c_str(), usd->frames());
+        if (!o.compare_path.empty()) {
+            nlohmann::json all = nlohmann::json::array();
+            for (const auto& c : comparers) {
+                const Comparison r = c->result();
+                std::printf("  compare %s: %s\n", r.name.c_str(), r.verdict.empty() ? "nothing to compare yet" : r.verdict.c_str());
+                all.push_back(to_json(r));
+            }
+            if (comparers.empty()) std::printf("  compare: this scene has no known answer to compare with\n");
+            std::ofstream out(o.compare_path);
+            out << all.dump(1) << "\n";
+            if (!out) throw std::runtime_error(o.compare_path + ": cannot write the comparisons");
+            std::printf("  comparisons: %s\n", o.compare_path.c_str());
+        }
         return kExitOk;
     });
 }

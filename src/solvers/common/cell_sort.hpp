@@ -1,9 +1,10 @@
-// Counting sort of particles by grid cell, on either executor (the CUDA "particles" sample's
-// calcHash -> count -> scan -> reorder): after build(), order()[s] is the particle that belongs
-// in slot s and cell_start() gives each cell's range of slots. Within a cell particles keep
-// their previous relative order (an insertion sort of each cell's few entries undoes the
-// scheduling-dependent order of the atomic counts), so the permutation is the same for any
-// thread count and on both backends. Solvers then permute their own arrays with gather().
+// Sort of particles by grid cell, on either executor: after build(), order()[s] is the particle
+// that belongs in slot s and cell_start() gives each cell's range of slots. The order is a
+// stable radix sort of the particles' cells (the executors' sort_by_key): within a cell,
+// particles keep their previous relative order, so the permutation is the same for any thread
+// count and on both backends, and the cost stays linear however crowded one cell gets (a pile
+// pressed into one row of cells: tests/bench/euler_pile.sh). The cell ranges come from counts
+// and a scan. Solvers then permute their own arrays with gather().
 #pragma once
 
 #include <utility>
@@ -27,32 +28,21 @@ public:
     void build(Exec& exec, int cells, int n, const CellOf cell_of_particle) {
         cell_count_.resize(static_cast<std::size_t>(cells) + 1);
         cell_start_.resize(static_cast<std::size_t>(cells) + 1);
-        for (Buffer<int>* b : {&cell_of_, &rank_, &order_}) b->resize(static_cast<std::size_t>(n));
+        cell_of_.resize(static_cast<std::size_t>(n));
+        order_.resize(static_cast<std::size_t>(n));
         auto count = cell_count_.view();
         exec.parallel_for(cells + 1, FS_LAMBDA(int c) { count[c] = 0; });
 
         auto cell_of = cell_of_.view();
-        auto rank = rank_.view();
+        auto order = order_.view();
         exec.parallel_for(n, FS_LAMBDA(int i) {
             const int c = cell_of_particle(i);
-            cell_of[i] = c;
-            rank[i] = atomic_add(&count[c], 1);
+            cell_of[i] = static_cast<unsigned>(c);
+            order[i] = i;
+            atomic_add(&count[c], 1);
         });
         exec.exclusive_scan(cell_count_.cview(), cell_start_.view());
-
-        auto start = cell_start_.cview();
-        auto order = order_.view();
-        auto cell_of_c = cell_of_.cview();
-        auto rank_c = rank_.cview();
-        exec.parallel_for(n, FS_LAMBDA(int i) { order[start[cell_of_c[i]] + rank_c[i]] = i; });
-        exec.parallel_for(cells, FS_LAMBDA(int c) {
-            for (int a = start[c] + 1; a < start[c + 1]; ++a) {
-                const int v = order[a];
-                int b = a;
-                for (; b > start[c] && order[b - 1] > v; --b) order[b] = order[b - 1];
-                order[b] = v;
-            }
-        });
+        exec.sort_by_key(cell_of, order);
     }
 
     View<const int> order() const { return order_.cview(); }
@@ -70,8 +60,8 @@ public:
     }
 
 private:
-    Buffer<int> cell_of_{kSpace}, rank_{kSpace}, cell_count_{kSpace}, cell_start_{kSpace};
-    Buffer<int> order_{kSpace};
+    Buffer<unsigned> cell_of_{kSpace};
+    Buffer<int> cell_count_{kSpace}, cell_start_{kSpace}, order_{kSpace};
 };
 
 }  // namespace fs::grid

@@ -16,6 +16,13 @@ using glm::dvec2;
 
 enum Detector : int { kGrid = 0, kBruteForce = 1 };
 
+// How particles in contact push each other apart. kImpulse: the tutorial's collisions, one
+// impulse per matched pair per step and only for approaching pairs; a pile at rest has nothing
+// holding it up and sinks into itself. kSoft: every overlapping pair (and a particle overlapping
+// a wall) pushes apart with a spring-dashpot force, integrated in sub-steps (the discrete element
+// method): a pile comes to rest as a heap.
+enum Contact : int { kImpulse = 0, kSoft = 1 };
+
 // What happens at the borders of the unit square: the tutorial's bouncing walls, a periodic box
 // (a particle leaving on one side enters on the other; pairs interact across the border, so
 // momentum is conserved exactly: the classic hard-disk gas set-up), or nothing at all.
@@ -42,6 +49,15 @@ struct Config {
     double distance2 = 0.001;  // squared collision distance (m^2)
     double restitution = 1.0;
     grid::Grid2 grid;          // the search grid over [0,1]^2 (seed 000, "search grid")
+    // Soft contact (contact == kSoft); see pair_force.
+    int contact = kImpulse;
+    double diameter = 0.0316;  // contact diameter d (the collision distance)
+    double stiffness = 1e6;    // k (N/m)
+    double zeta = 0.0;         // damping ratio from the restitution (damping_ratio)
+    int substeps = 1;          // sub-steps of tau/substeps in the collide stage
+    double skin = 0.0;         // the grid's reach is d + skin; a particle moving skin/2 from
+                               // where the grid saw it triggers a rebuild
+    double force_scale = 1.0;  // fixed-point quanta per newton (to_quanta)
 };
 
 // Two particles collide when nearer than the collision distance and approaching (seed 000,
@@ -96,6 +112,96 @@ FS_HDI dvec2 collision_velocity(int self, int other, const dvec2* pos, const dve
     return self == a ? vel[a] - (J / ma) * n : vel[b] + (J / mb) * n;
 }
 
+// ---- Soft contact: the discrete element method (Cundall & Strack 1979) -------------------------
+// A contact is a linear spring and dashpot along the line of centres (Poeschel & Schwager 2005,
+// "Computational Granular Dynamics", 3.1.1): with overlap delta = d - |r| and normal relative
+// velocity v_n,  F_n = k delta - gamma v_n,  gamma = 2 zeta sqrt(k m_eff),  m_eff = m_a m_b/(m_a+m_b).
+// F_n is kept >= 0: the dashpot would otherwise pull the pair together as it separates (no
+// cohesion in this model). With that clamp the contact ends when F_n reaches zero, not when the
+// overlap does, and the restitution is (Schwager & Poeschel 2007, "Coefficient of restitution
+// and linear-dashpot model revisited", Granular Matter 9) the one clamped_restitution gives:
+// the same for any speed and masses, so the restitution parameter sets zeta (damping_ratio).
+// A heap of height H rests on overlaps of about m g H / (d k) at its bottom: the stiffness sets them.
+
+// The restitution of a clamped linear-dashpot contact of damping ratio zeta < 1: with
+// beta = zeta omega_0 and omega = omega_0 sqrt(1 - zeta^2), the overlap is
+// delta(t) = (v/omega) e^{-beta t} sin(omega t); the force vanishes first at
+// omega t* = pi - atan2(2 beta omega, omega_0^2 - 2 beta^2), and e = -delta'(t*) / v.
+inline double clamped_restitution(double zeta) {
+    const double w = std::sqrt(1.0 - zeta * zeta);  // omega / omega_0
+    const double wt = 3.14159265358979323846 - std::atan2(2.0 * zeta * w, 1.0 - 2.0 * zeta * zeta);
+    const double t = wt / w;                          // in units of 1/omega_0
+    return -std::exp(-zeta * t) * (std::cos(wt) - (zeta / w) * std::sin(wt));
+}
+
+// The damping ratio whose clamped contact ends with `restitution` (bisection: the restitution
+// falls steadily with zeta). Below zeta = 0.99 (e = 0.137) the clamped model cannot go: lower
+// restitutions get that most damped contact.
+inline double damping_ratio(double restitution) {
+    double lo = 0.0, hi = 0.99;
+    if (restitution >= 1.0) return 0.0;
+    if (restitution <= clamped_restitution(hi)) return hi;
+    for (int k = 0; k < 60; ++k) {
+        const double mid = 0.5 * (lo + hi);
+        (clamped_restitution(mid) > restitution ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+// The force on b from a (r = x_b - x_a, dv = v_b - v_a); zero unless they overlap. `overlap`
+// receives delta / d.
+FS_HDI dvec2 pair_force(dvec2 r, dvec2 dv, double ma, double mb, const Config& c, double& overlap) {
+    const double d2 = r.x * r.x + r.y * r.y;
+    overlap = 0.0;
+    if (!(d2 > 0.0) || d2 >= c.diameter * c.diameter) return dvec2(0.0);
+    const double dist = std::sqrt(d2);
+    const dvec2 n = r * (1.0 / dist);
+    const double delta = c.diameter - dist;
+    overlap = delta / c.diameter;
+    const double vn = dv.x * n.x + dv.y * n.y;  // < 0 when approaching
+    const double gamma = 2.0 * c.zeta * std::sqrt(c.stiffness * (ma * mb / (ma + mb)));
+    const double fn = c.stiffness * delta - gamma * vn;
+    return fn > 0.0 ? fn * n : dvec2(0.0);
+}
+
+// Contact forces are summed in fixed point (integer quanta of 1/force_scale newtons): integer
+// addition is exact and associative, so a particle's total does not depend on the order its
+// neighbours are visited in (grid and brute force give the same bits, on any thread count), and
+// the pair forces, +q on one particle and -q on the other, cancel exactly: contacts change the
+// total momentum by nothing at all. The solver sets force_scale = 2^40 / (k d) (k d: the force
+// of a complete overlap); a pair force is clamped to 2^12 k d, so that even a thousand pairs on
+// one particle stay far inside the range of a 64-bit integer.
+FS_HDI long long to_quanta(double f, double scale) {
+    const double limit = 4503599627370496.0;  // 2^52 quanta = 2^12 k d
+    double q = f * scale;
+    q = q > limit ? limit : (q < -limit ? -limit : q);
+    return static_cast<long long>(q >= 0.0 ? q + 0.5 : q - 0.5);
+}
+
+// A wall as a contact partner of infinite mass (walls boundary): the disk of diameter d touches
+// the border when its centre is d/2 from it. Returns the force on the particle.
+FS_HDI dvec2 wall_force(dvec2 x, dvec2 v, double m, const Config& c, double& overlap) {
+    const double r = 0.5 * c.diameter;
+    const double gamma = 2.0 * c.zeta * std::sqrt(c.stiffness * m);
+    dvec2 f(0.0);
+    overlap = 0.0;
+    auto push = [&](double gap, double v_in, double& out) {  // v_in > 0: moving into the wall
+        if (gap >= r) return;
+        const double delta = r - gap;
+        overlap = overlap > delta / c.diameter ? overlap : delta / c.diameter;
+        const double fn = c.stiffness * delta + gamma * v_in;
+        if (fn > 0.0) out += fn;
+    };
+    double up = 0.0, down = 0.0, right = 0.0, left = 0.0;
+    push(x.y, -v.y, up);           // floor pushes up
+    push(1.0 - x.y, v.y, down);    // ceiling
+    push(x.x, -v.x, right);        // left wall pushes right
+    push(1.0 - x.x, v.x, left);    // right wall
+    f.x = right - left;
+    f.y = up - down;
+    return f;
+}
+
 // Bounce on the borders of [0,1]^2 (seed 000, "bounce_on_borders"): a particle outside is put
 // back on the border, its normal velocity reversed, and its whole velocity scaled by the damping.
 FS_HDI void bounce_on_borders(dvec2& x, dvec2& v, double damp) {
@@ -121,6 +227,8 @@ struct Sums {
     long long contacts = 0;
     long long matched = 0;   // particles whose collision was resolved (2 per collision)
     long long nonfinite = 0; // particles with a NaN or Inf position or velocity
+    double max_overlap = 0.0;  // deepest overlap seen by the last contact pass, over d
+    double min_mass = 1e300;   // lightest particle (the soft contact's sub-step needs it)
 };
 
 struct SumsOp {
@@ -133,6 +241,8 @@ struct SumsOp {
         s.contacts = a.contacts + b.contacts;
         s.matched = a.matched + b.matched;
         s.nonfinite = a.nonfinite + b.nonfinite;
+        s.max_overlap = a.max_overlap > b.max_overlap ? a.max_overlap : b.max_overlap;
+        s.min_mass = a.min_mass < b.min_mass ? a.min_mass : b.min_mass;
         return s;
     }
 };

@@ -29,6 +29,9 @@ public:
         for (Buffer<int>* b : {&partner_, &tests_, &contacts_, &id_alt_}) b->resize(n);
         vel_new_.resize(n);
         pos_alt_.resize(n);
+        pos_seen_.resize(n);
+        force_.resize(n);
+        overlap_.resize(n);
         mass_alt_.resize(n);
         clear_collisions();
     }
@@ -38,10 +41,12 @@ public:
         auto partner = partner_.view();
         auto tests = tests_.view();
         auto contacts = contacts_.view();
+        auto overlap = overlap_.view();
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             partner[i] = -1;
             tests[i] = 0;
             contacts[i] = 0;
+            overlap[i] = 0.0;
         });
     }
 
@@ -74,7 +79,9 @@ public:
     }
 
     // seed 000, "gravity": V += tau * F / m with F = m g.
+    // Soft contact applies gravity in its sub-steps instead (soft_contacts).
     void forces(const Config& c) {
+        if (c.contact == kSoft && c.collisions) return;
         const dvec2 dv = c.tau * c.gravity;
         auto vel = vel_.view();
         exec_.parallel_for(size(), FS_LAMBDA(int i) { vel[i] += dv; });
@@ -84,7 +91,18 @@ public:
     // themselves are permuted into cell order, so that the collision search reads neighbours
     // from contiguous memory.
     void grid_build(const Config& c) {
-        if (!c.collisions || c.detector != kGrid) return;
+        if (!c.collisions) return;
+        if (c.contact == kSoft) {
+            update_contact_list(c);  // sorts when the list must be made again
+            return;
+        }
+        if (c.detector == kGrid) sort_by_cell(c);
+        list_valid_ = false;  // the sort moved the particles the list names
+    }
+
+    // Sorts the particles by cell of c.grid and remembers where the grid saw them (pos_seen_:
+    // the soft contact's sub-steps search from these positions).
+    void sort_by_cell(const Config& c) {
         sort_.build(exec_, c.grid, pos_.cview());
         // One pass over the permutation for all four arrays (measured: 4 separate gathers cost
         // about 3 ms more per step at N = 1e6).
@@ -108,6 +126,13 @@ public:
         std::swap(vel_, vel_new_);
         std::swap(mass_, mass_alt_);
         std::swap(id_, id_alt_);
+        remember_positions();
+    }
+
+    void remember_positions() {
+        auto pos = pos_.cview();
+        auto seen = pos_seen_.view();
+        exec_.parallel_for(size(), FS_LAMBDA(int i) { seen[i] = pos[i]; });
     }
 
     grid::Neighbors2 grid_neighbors(const Config& c) const {
@@ -123,6 +148,10 @@ public:
     void collide(const Config& c) {
         if (!c.collisions) {
             clear_collisions();
+            return;
+        }
+        if (c.contact == kSoft) {
+            soft_contacts(c);
             return;
         }
         const bool periodic = c.boundary == kPeriodic;
@@ -154,25 +183,176 @@ public:
         auto pos = pos_.cview();
         auto vel = vel_.cview();
         auto id = id_.cview();
+        auto overlap = overlap_.view();
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             const dvec2 xi = pos[i], vi = vel[i];
             Best best;
             int near = 0;
+            double nearest2 = distance2;
             const int t = nb.for_each(i, [&](int j) {
+                const dvec2 r = separation(xi, pos[j], periodic);
                 double d2;
-                if (is_candidate(separation(xi, pos[j], periodic), vel[j] - vi, distance2, d2)) {
+                if (is_candidate(r, vel[j] - vi, distance2, d2)) {
                     near += j > i;
                     best.consider(j, id[j], d2);
                 }
+                nearest2 = d2 < nearest2 ? d2 : nearest2;
             });
             partner[i] = best.j;
             tests[i] = t;
             contacts[i] = near;
+            overlap[i] = 1.0 - std::sqrt(nearest2 / distance2);
         });
     }
 
-    // seed 000, semi-explicit Euler: x += tau * V (with the velocity already updated).
+    // Soft contact (euler_kernels.hpp, pair_force): `substeps` sub-steps of h = tau/substeps, each
+    // the contact forces at the current positions and velocities, then v += h F/m, x += h v
+    // (semi-implicit Euler, as the tutorial's step, at the contacts' time scale). Gravity acts
+    // in every sub-step too: given once per step, as the forces stage does for impulses, its kick
+    // of g tau sets the contact springs ringing, and a heap never comes to rest (measured: the
+    // default scene's heap kept a root-mean-square speed of half g tau). The walls are contact
+    // partners here; bounce_on_borders only catches what gets past them.
+    void soft_contacts(const Config& c) {
+        const double h = c.tau / c.substeps;
+        const dvec2 dv = h * c.gravity;
+        for (int k = 0; k < c.substeps; ++k) {
+            update_contact_list(c);
+            contact_forces(c);
+            auto pos = pos_.view();
+            auto vel = vel_.view();
+            auto mass = mass_.cview();
+            auto force = force_.cview();
+            exec_.parallel_for(size(), FS_LAMBDA(int i) {
+                vel[i] += (h / mass[i]) * force[i] + dv;
+                pos[i] += h * vel[i];
+            });
+        }
+        auto partner = partner_.view();
+        exec_.parallel_for(size(), FS_LAMBDA(int i) { partner[i] = -1; });
+    }
+
+    // The soft contact's neighbour list (a Verlet list, Verlet 1967): for each particle, every
+    // other one within d + skin of it where the list was made. While no particle has moved
+    // skin/2 from there, no pair outside the list can overlap, so the list serves step after
+    // step; it is made again (after a sort by cell, for the grid detector) when one has, or when
+    // what it depends on changed. The forces do not depend on the list's order or extent
+    // (to_quanta), so when it is rebuilt changes nothing but the pair_tests counter.
+    void update_contact_list(const Config& c) {
+        const bool same = list_valid_ && list_diameter_ == c.diameter &&
+                          list_boundary_ == c.boundary && list_detector_ == c.detector;
+        if (same && max_moved2() <= 0.25 * list_skin_ * list_skin_) return;
+        if (c.detector == kGrid) {
+            sort_by_cell(c);
+            build_contact_list(grid::Neighbors2{c.grid, c.boundary == kPeriodic, sort_.cell_start(),
+                                                pos_seen_.cview()},
+                               c);
+        } else {
+            remember_positions();
+            build_contact_list(all_pairs(), c);
+        }
+        list_valid_ = true;
+        list_skin_ = c.skin;
+        list_diameter_ = c.diameter;
+        list_boundary_ = c.boundary;
+        list_detector_ = c.detector;
+    }
+
+    template <class Neighbors>
+    void build_contact_list(const Neighbors nb, const Config& c) {
+        const int n = size();
+        const bool periodic = c.boundary == kPeriodic;
+        const double reach = c.diameter + c.skin;
+        const double reach2 = reach * reach;
+        auto seen = pos_seen_.cview();
+        auto count = list_start_.resized(static_cast<std::size_t>(n) + 1);
+        exec_.parallel_for(n + 1, FS_LAMBDA(int i) {
+            int k = 0;
+            if (i < n) nb.for_each(i, [&](int j) {
+                const dvec2 r = separation(seen[i], seen[j], periodic);
+                k += r.x * r.x + r.y * r.y < reach2;
+            });
+            count[i] = k;
+        });
+        exec_.exclusive_scan(View<const int>(count), count);
+        int total = 0;
+        mem_copy(&total, MemorySpace::Host, count.data + n, kSpace, sizeof(int));
+        auto start = list_start_.cview();
+        auto list = list_.resized(static_cast<std::size_t>(total));
+        exec_.parallel_for(n, FS_LAMBDA(int i) {
+            int k = start[i];
+            nb.for_each(i, [&](int j) {
+                const dvec2 r = separation(seen[i], seen[j], periodic);
+                if (r.x * r.x + r.y * r.y < reach2) list[k++] = j;
+            });
+        });
+    }
+
+    // The largest squared distance a particle has moved since the contact list was made.
+    double max_moved2() {
+        auto pos = pos_.cview();
+        auto seen = pos_seen_.cview();
+        return exec_.transform_reduce(
+            size(), 0.0,
+            FS_LAMBDA(int i) {
+                const dvec2 d = pos[i] - seen[i];
+                return d.x * d.x + d.y * d.y;
+            },
+            MaxOp{});
+    }
+
+    // force[i]: the sum of i's contact forces (pairs in fixed point, to_quanta; walls added
+    // after). Also the pairs tested, the overlapping pairs, and i's deepest overlap.
+    void contact_forces(const Config& c) {
+        auto pos = pos_.cview();
+        auto vel = vel_.cview();
+        auto mass = mass_.cview();
+        auto id = id_.cview();
+        auto start = list_start_.cview();
+        auto list = list_.cview();
+        auto force = force_.view();
+        auto tests = tests_.view();
+        auto contacts = contacts_.view();
+        auto overlap = overlap_.view();
+        const bool periodic = c.boundary == kPeriodic;
+        const bool walls = c.boundary == kWalls;
+        const double scale = c.force_scale;
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            long long qx = 0, qy = 0;
+            int touching = 0;
+            double deepest = 0.0;
+            for (int k = start[i]; k < start[i + 1]; ++k) {
+                const int j = list[k];
+                // The pair's force is computed from (a, b) ordered by id, so both particles
+                // compute the same bits and apply them with opposite signs.
+                const bool i_first = id[i] < id[j];
+                const int a = i_first ? i : j, b = i_first ? j : i;
+                double ov;
+                const dvec2 f = pair_force(separation(pos[a], pos[b], periodic), vel[b] - vel[a],
+                                           mass[a], mass[b], c, ov);
+                if (ov <= 0.0) continue;
+                const long long fx = to_quanta(f.x, scale), fy = to_quanta(f.y, scale);
+                qx += i_first ? -fx : fx;  // f acts on b; a feels -f
+                qy += i_first ? -fy : fy;
+                touching += i_first;
+                deepest = ov > deepest ? ov : deepest;
+            }
+            dvec2 total(static_cast<double>(qx) / scale, static_cast<double>(qy) / scale);
+            if (walls) {
+                double ov;
+                total += wall_force(pos[i], vel[i], mass[i], c, ov);
+                deepest = ov > deepest ? ov : deepest;
+            }
+            force[i] = total;
+            tests[i] = start[i + 1] - start[i];
+            contacts[i] = touching;
+            overlap[i] = deepest;
+        });
+    }
+
+    // seed 000, semi-explicit Euler: x += tau * V (with the velocity already updated). Soft
+    // contact has moved the particles in its sub-steps already.
     void integrate(const Config& c) {
+        if (c.contact == kSoft && c.collisions) return;
         const double tau = c.tau;
         auto pos = pos_.view();
         auto vel = vel_.cview();
@@ -190,6 +370,10 @@ public:
         }
     }
 
+    struct MaxOp {
+        FS_HDI double operator()(double a, double b) const { return a > b ? a : b; }
+    };
+
     Sums sums() override {
         auto pos = pos_.cview();
         auto vel = vel_.cview();
@@ -197,6 +381,7 @@ public:
         auto partner = partner_.cview();
         auto tests = tests_.cview();
         auto contacts = contacts_.cview();
+        auto overlap = overlap_.cview();
         return exec_.transform_reduce(
             size(), Sums{},
             FS_LAMBDA(int i) {
@@ -212,6 +397,8 @@ public:
                 s.matched = (p >= 0 && partner[p] == i) ? 1 : 0;
                 const dvec2 x = pos[i];
                 s.nonfinite = std::isfinite(x.x + x.y + v.x + v.y) ? 0 : 1;
+                s.max_overlap = overlap[i];
+                s.min_mass = mass[i];
                 return s;
             },
             SumsOp{});
@@ -220,7 +407,8 @@ public:
     std::vector<std::pair<int, int>> candidate_pairs(const Config& c) override {
         const bool periodic = c.boundary == kPeriodic;
         if (c.detector == kGrid) {
-            grid_build(c);
+            sort_by_cell(c);
+            list_valid_ = false;
             return list_pairs(grid_neighbors(c), c.distance2, periodic);
         }
         return list_pairs(all_pairs(), c.distance2, periodic);
@@ -249,6 +437,16 @@ private:
     Buffer<int> id_{kSpace};
     // Second copies: the collide stage's new velocities and grid_build's reordered arrays.
     Buffer<dvec2> vel_new_{kSpace}, pos_alt_{kSpace};
+    // Soft contact: where the contact list saw each particle, and the contact force on it; the
+    // list (particle i's neighbours are list_[list_start_[i] .. list_start_[i + 1])) and what
+    // it was made for.
+    Buffer<dvec2> pos_seen_{kSpace}, force_{kSpace};
+    Buffer<int> list_start_{kSpace}, list_{kSpace};
+    bool list_valid_ = false;
+    double list_skin_ = 0.0, list_diameter_ = 0.0;
+    int list_boundary_ = -1, list_detector_ = -1;
+    // Per particle: its deepest overlap in the last contact pass, as a fraction of d.
+    Buffer<double> overlap_{kSpace};
     Buffer<double> mass_alt_{kSpace};
     Buffer<int> id_alt_{kSpace};
     // Per particle: chosen partner (array index), pair tests made, candidates of higher index.

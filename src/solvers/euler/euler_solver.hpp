@@ -30,7 +30,10 @@ struct Settings {
     int detector = kGrid;
     double collision_distance = 0.0316227766016838;  // sqrt(0.001), the tutorial's radius2
     double restitution = 0.99;
+    int contact = kImpulse;
+    double contact_stiffness = 1e6;
     long long grid_side = 0;  // diagnostic
+    long long substeps = 1;   // diagnostic
 };
 
 class EulerSolver final : public EngineSolver<Engine, HostState, make_cpu_engine, make_cuda_engine> {
@@ -56,6 +59,7 @@ public:
     // (-1 for none).
     std::vector<int> partners() const;
     const Settings& settings() const { return s_; }
+    void refresh_diagnostics() override;
 
 protected:
     void do_reset() override;
@@ -69,6 +73,9 @@ private:
     void report(const Sums& s, Stats& out) const;
 
     Settings s_;
+    // From the last step's sums: the soft contact's sub-step and skin depend on them.
+    double min_mass_ = 1.0;
+    double max_speed_ = 0.0;
 };
 
 }  // namespace fs::euler

@@ -1,0 +1,434 @@
+#include "validation/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace fs {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// A parameter as numbers (a scalar is one number); empty when the solver has no such parameter.
+std::vector<double> param(const Solver& s, const char* name) {
+    const Param* p = s.params().find(name);
+    if (!p) return {};
+    const nlohmann::json v = p->to_json();
+    std::vector<double> out;
+    if (v.is_number()) out.push_back(v.get<double>());
+    if (v.is_boolean()) out.push_back(v.get<bool>() ? 1.0 : 0.0);
+    if (v.is_array())
+        for (const auto& e : v)
+            if (e.is_number()) out.push_back(e.get<double>());
+    return out;
+}
+
+double param1(const Solver& s, const char* name, double fallback = 0.0) {
+    const std::vector<double> v = param(s, name);
+    return v.empty() ? fallback : v[0];
+}
+
+bool has_field(const Solver& s, const char* name) {
+    for (const FieldInfo& f : s.fields())
+        if (f.name == name) return true;
+    return false;
+}
+
+// The unit vector against gravity ("up"), from gravity_direction; empty without gravity.
+std::vector<double> up_axis(const Solver& s) {
+    std::vector<double> d = param(s, "gravity_direction");
+    double n = 0;
+    for (double c : d) n += c * c;
+    if (param1(s, "gravity") <= 0.0 || n <= 0.0 || static_cast<int>(d.size()) != s.dimension()) return {};
+    for (double& c : d) c = -c / std::sqrt(n);
+    return d;
+}
+
+std::string fmt(const char* f, double a, double b = 0, double c = 0, double d = 0) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, f, a, b, c, d);
+    return buf;
+}
+
+// ---- Free fall: the centre of mass against its parabola ---------------------------------------
+// Forces between particles cancel in pairs, so the centre of mass falls freely whatever the
+// collisions do, until a wall pushes: h(t) = h0 + v0 t - g t^2 / 2. Semi-implicit Euler
+// (x += h v after v += h g, h = tau or a soft contact's sub-step) lands below it by g h t / 2 at
+// time t: the integrator's error, which halves with h. A wall's first push shows in the momentum, which in free fall
+// changes by exactly M g per second.
+class FreeFall final : public Comparer {
+public:
+    FreeFall(std::vector<double> up, double g) : up_(std::move(up)), g_(g) {}
+
+    void sample(const Solver& s) override {
+        std::vector<double> pos, mass;
+        s.read_field("position", pos);
+        s.read_field("mass", mass);
+        const int dim = s.dimension();
+        double m = 0, h = 0;
+        for (std::size_t i = 0; i < mass.size(); ++i) {
+            m += mass[i];
+            double hi = 0;
+            for (int k = 0; k < dim; ++k) hi += pos[i * dim + static_cast<std::size_t>(k)] * up_[static_cast<std::size_t>(k)];
+            h += mass[i] * hi;
+        }
+        if (m <= 0) return;
+        h /= m;
+        const Stat* p = s.stats().find("momentum");
+        double pu = 0;
+        if (p)
+            for (int k = 0; k < dim && k < static_cast<int>(p->value.size()); ++k)
+                pu += p->value[static_cast<std::size_t>(k)] * up_[static_cast<std::size_t>(k)];
+        const double t = s.time();
+        if (t_.empty()) {
+            t0_ = t;
+            h0_ = h;
+            v0_ = pu / m;
+            // The integrator's step: tau, or its sub-steps where soft contacts take them.
+            tau_ = param1(s, "tau") / std::max(1.0, param1(s, "substeps", 1));
+        }
+        if (!t_.empty() && t <= t_.back()) return;
+        // Still free: the momentum has changed by -M g t and nothing else.
+        const double expected = m * v0_ - m * g_ * (t - t0_);
+        if (free_ && std::fabs(pu - expected) > 1e-9 * (std::fabs(m * v0_) + m * g_ * (t - t0_)) + 1e-12 * m)
+            free_ = false;
+        if (free_) free_until_ = t;
+        t_.push_back(t);
+        h_.push_back(h);
+    }
+
+    Comparison result() const override {
+        Comparison c;
+        c.name = "free_fall";
+        c.title = "Free fall of the centre of mass";
+        c.source = "closed form h0 + v0 t - g t^2/2 (collisions cancel in pairs; walls push)";
+        c.x_label = "t (s)";
+        c.y_label = "centre-of-mass height (m)";
+        c.simulation.label = "simulation";
+        c.simulation.dots = true;
+        c.simulation.x = t_;
+        c.simulation.y = h_;
+        c.reference.label = "free fall";
+        if (t_.empty()) return c;
+        const double t1 = t_.back();
+        for (int k = 0; k <= 100; ++k) {
+            const double t = t0_ + (t1 - t0_) * k / 100.0;
+            c.reference.x.push_back(t);
+            c.reference.y.push_back(parabola(t));
+        }
+        double worst = 0;
+        for (std::size_t k = 0; k < t_.size(); ++k)
+            if (t_[k] <= free_until_) worst = std::max(worst, std::fabs(h_[k] - parabola(t_[k])));
+        const double span = free_until_ - t0_;
+        if (span <= 0) {
+            c.verdict = "a wall pushed at once: no free fall to compare";
+            return c;
+        }
+        const double drop = 0.5 * g_ * span * span;
+        c.deviation = worst / drop;
+        c.verdict = fmt("within %.3g m of the parabola over %.3g s free (%.2g%% of the %.3g m fall", worst, span,
+                        100 * c.deviation, drop) +
+                    (tau_ > 0 ? fmt("; semi-implicit Euler's own g h t/2 at its step h: %.3g m)", 0.5 * g_ * tau_ * span) : ")") +
+                    (free_ ? "" : fmt(", then a wall pushed at t = %.3g s", free_until_));
+        return c;
+    }
+
+private:
+    double parabola(double t) const {
+        const double u = t - t0_;
+        return h0_ + v0_ * u - 0.5 * g_ * u * u;
+    }
+    std::vector<double> up_;
+    double g_;
+    double t0_ = 0, h0_ = 0, v0_ = 0, tau_ = 0;
+    bool free_ = true;
+    double free_until_ = 0;
+    std::vector<double> t_, h_;
+};
+
+// ---- The dam break's surge front against Martin & Moyce 1952 ---------------------------------
+// Martin & Moyce, Phil. Trans. R. Soc. A 244 (1952) 312: a column of width a and height 2a
+// released on a dry floor; the front Z = x/a at T = t sqrt(2 g / a), as their table is reproduced
+// throughout the SPH literature (the same marks as tests/bench/surge_front.py).
+constexpr double kSurgeT[] = {0.41, 0.84, 1.19, 1.43, 1.63, 1.83, 1.98, 2.20, 2.32, 2.51, 2.65, 2.83, 2.98, 3.11, 3.33};
+constexpr double kSurgeZ[] = {1.11, 1.22, 1.44, 1.67, 1.89, 2.11, 2.33, 2.56, 2.78, 3.00, 3.22, 3.44, 3.67, 3.89, 4.11};
+
+class SurgeFront final : public Comparer {
+public:
+    SurgeFront(double a, double g) : a_(a), g_(g) {}
+
+    void sample(const Solver& s) override {
+        const Stat* f = s.stats().find("front_x");
+        if (!f || f->value.empty()) return;
+        const double T = s.time() * std::sqrt(2 * g_ / a_);
+        if (!T_.empty() && T <= T_.back()) return;
+        T_.push_back(T);
+        Z_.push_back(f->value[0] / a_);
+    }
+
+    Comparison result() const override {
+        Comparison c;
+        c.name = "surge_front";
+        c.title = "Dam-break surge front";
+        c.source = "Martin & Moyce 1952, Phil. Trans. R. Soc. A 244, 312 (column twice as high as wide)";
+        c.x_label = "T = t sqrt(2g/a)";
+        c.y_label = "front Z = x/a";
+        c.simulation.label = "simulation";
+        c.simulation.x = T_;
+        c.simulation.y = Z_;
+        c.reference.label = "experiment";
+        c.reference.dots = true;
+        c.reference.x.assign(std::begin(kSurgeT), std::end(kSurgeT));
+        c.reference.y.assign(std::begin(kSurgeZ), std::end(kSurgeZ));
+        double sum = 0;
+        int marks = 0;
+        for (std::size_t m = 0; m < std::size(kSurgeT); ++m) {
+            double z;
+            if (!at(kSurgeT[m], z)) break;
+            sum += std::fabs(z - kSurgeZ[m]) / kSurgeZ[m];
+            ++marks;
+        }
+        if (marks == 0) return c;
+        c.deviation = sum / marks;
+        c.verdict = fmt("front off the experiment by %.1f%% on average over %.0f of its 15 marks", 100 * c.deviation,
+                        marks);
+        for (std::size_t k = 1; k < Z_.size(); ++k)
+            if (Z_[k] >= 4.0) {
+                c.verdict += fmt("; Z = 4 at T = %.3f (experiment 3.22, %+.1f%%)", T_[k], 100 * (T_[k] / 3.22 - 1));
+                break;
+            }
+        return c;
+    }
+
+private:
+    bool at(double T, double& z) const {
+        for (std::size_t k = 1; k < T_.size(); ++k)
+            if (T_[k] >= T) {
+                const double w = (T - T_[k - 1]) / (T_[k] - T_[k - 1]);
+                z = Z_[k - 1] + w * (Z_[k] - Z_[k - 1]);
+                return true;
+            }
+        return false;
+    }
+    double a_, g_;
+    std::vector<double> T_, Z_;
+};
+
+// ---- Hydrostatic pressure: p = rho0 g (H - y) --------------------------------------------------
+// In a liquid at rest the pressure grows with depth as rho0 g depth (Pascal; the depth from the
+// free surface H, the top particle plus half a spacing). The particles' pressures are averaged
+// in layers two spacings thick; holds only where the liquid is at rest.
+class Hydrostatic final : public Comparer {
+public:
+    Hydrostatic(std::vector<double> up, double g, double rho, double spacing, bool has_kind)
+        : up_(std::move(up)), g_(g), rho_(rho), spacing_(spacing), has_kind_(has_kind) {}
+
+    void sample(const Solver& s) override {
+        std::vector<double> pos, p, kind;
+        s.read_field("position", pos);
+        s.read_field("pressure", p);
+        if (has_kind_) s.read_field("kind", kind);
+        const int dim = s.dimension();
+        std::vector<double> h;
+        std::vector<double> press;
+        double top = -1e300;
+        for (std::size_t i = 0; i < p.size(); ++i) {
+            if (has_kind_ && kind[i] != 0.0) continue;  // walls and barrier
+            double hi = 0;
+            for (int k = 0; k < dim; ++k) hi += pos[i * dim + static_cast<std::size_t>(k)] * up_[static_cast<std::size_t>(k)];
+            h.push_back(hi);
+            press.push_back(p[i]);
+            top = std::max(top, hi);
+        }
+        depth_.clear();
+        pressure_.clear();
+        if (h.empty()) return;
+        const double surface = top + 0.5 * spacing_;
+        const double layer = 2 * spacing_;
+        int layers = 0;
+        for (double hi : h) layers = std::max(layers, static_cast<int>((surface - hi) / layer) + 1);
+        std::vector<double> sum(static_cast<std::size_t>(layers)), depth(static_cast<std::size_t>(layers));
+        std::vector<int> count(static_cast<std::size_t>(layers));
+        for (std::size_t i = 0; i < h.size(); ++i) {
+            const auto l = static_cast<std::size_t>((surface - h[i]) / layer);
+            sum[l] += press[i];
+            depth[l] += surface - h[i];
+            ++count[l];
+        }
+        for (std::size_t l = 0; l < sum.size(); ++l)
+            if (count[l] > 0) {
+                depth_.push_back(depth[l] / count[l]);
+                pressure_.push_back(sum[l] / count[l]);
+            }
+        time_ = s.time();
+    }
+
+    bool snapshot() const override { return true; }
+
+    Comparison result() const override {
+        Comparison c;
+        c.name = "hydrostatic";
+        c.title = "Pressure against depth";
+        c.source = "hydrostatics: p = rho0 g depth (holds where the liquid is at rest)";
+        c.x_label = "depth (m)";
+        c.y_label = "pressure (Pa)";
+        c.simulation.label = "simulation (layer means)";
+        c.simulation.dots = true;
+        c.simulation.x = depth_;
+        c.simulation.y = pressure_;
+        c.reference.label = "rho0 g depth";
+        if (depth_.empty()) return c;
+        const double deepest = *std::max_element(depth_.begin(), depth_.end());
+        c.reference.x = {0.0, deepest};
+        c.reference.y = {0.0, rho_ * g_ * deepest};
+        double sq = 0;
+        for (std::size_t l = 0; l < depth_.size(); ++l) {
+            const double e = pressure_[l] - rho_ * g_ * depth_[l];
+            sq += e * e;
+        }
+        c.deviation = std::sqrt(sq / depth_.size()) / (rho_ * g_ * deepest);
+        c.verdict = fmt("at t = %.3g s: layer pressures off rho0 g depth by %.2f%% of the bottom pressure (RMS over "
+                        "%.0f layers)",
+                        time_, 100 * c.deviation, static_cast<double>(depth_.size()));
+        return c;
+    }
+
+private:
+    std::vector<double> up_;
+    double g_, rho_, spacing_;
+    bool has_kind_;
+    double time_ = 0;
+    std::vector<double> depth_, pressure_;
+};
+
+// ---- A vortex ring's speed against Saffman's thin-ring formula --------------------------------
+// A thin ring of radius R, circulation Gamma and core sigma travels at
+// U = Gamma / (4 pi R) (ln(8 R / sigma) - C), C set by the vorticity in the core (Saffman,
+// "Vortex Dynamics", 1992, 10.3: 1/4 for a uniform core). The solver's vortons carry the
+// Rosenhead-Moore kernel (vortex_kernels.hpp), for which C = 1 (Saffman 1992, 11.2, after Moore
+// 1972: the Rosenhead approximation with cut-off sigma moves a ring as ln(8R/sigma) - 1).
+class RingSpeed final : public Comparer {
+public:
+    RingSpeed(std::vector<double> axis, int vortons, double gamma, double R, double sigma)
+        : axis_(std::move(axis)), vortons_(vortons), gamma_(gamma), R_(R), sigma_(sigma) {}
+
+    void sample(const Solver& s) override {
+        if (static_cast<int>(s.stats().get("n_vortons", -1)) != vortons_) {
+            broken_ = true;  // vortons were added or removed: no longer the ring alone
+            return;
+        }
+        std::vector<double> pos;
+        s.read_field("position", pos);
+        double c = 0;
+        for (int i = 0; i < vortons_; ++i)
+            for (int k = 0; k < 3; ++k) c += pos[3 * static_cast<std::size_t>(i) + static_cast<std::size_t>(k)] * axis_[static_cast<std::size_t>(k)];
+        c /= vortons_;
+        const double t = s.time();
+        if (!t_.empty() && t <= t_.back()) return;
+        if (t_.empty()) c0_ = c;
+        t_.push_back(t);
+        x_.push_back(c - c0_);
+    }
+
+    double saffman() const { return gamma_ / (4 * kPi * R_) * (std::log(8 * R_ / sigma_) - 1.0); }
+
+    Comparison result() const override {
+        Comparison c;
+        c.name = "ring_speed";
+        c.title = "Vortex ring: distance travelled";
+        c.source = "Saffman 1992 (Vortex Dynamics, 10.3, 11.2): U = Gamma/(4 pi R) (ln(8R/sigma) - 1), "
+                   "Rosenhead-Moore core";
+        c.x_label = "t (s)";
+        c.y_label = "distance along the axis (m)";
+        c.simulation.label = "simulation";
+        c.simulation.dots = true;
+        c.simulation.x = t_;
+        c.simulation.y = x_;
+        c.reference.label = "Saffman";
+        if (t_.size() < 2) return c;
+        const double U = saffman();
+        c.reference.x = {t_.front(), t_.back()};
+        c.reference.y = {0.0, U * (t_.back() - t_.front())};
+        // Least-squares slope of distance against time.
+        double mt = 0, mx = 0;
+        for (std::size_t k = 0; k < t_.size(); ++k) {
+            mt += t_[k] / t_.size();
+            mx += x_[k] / t_.size();
+        }
+        double num = 0, den = 0;
+        for (std::size_t k = 0; k < t_.size(); ++k) {
+            num += (t_[k] - mt) * (x_[k] - mx);
+            den += (t_[k] - mt) * (t_[k] - mt);
+        }
+        if (den <= 0) return c;
+        const double speed = num / den;
+        c.deviation = speed / U - 1;
+        c.verdict = fmt("speed %.5f m/s against %.5f m/s (%+.2f%%) over %.3g s", speed, U, 100 * c.deviation,
+                        t_.back() - t_.front()) +
+                    (broken_ ? " (stopped: vortons were added or removed)" : "");
+        return c;
+    }
+
+private:
+    std::vector<double> axis_;
+    int vortons_;
+    double gamma_, R_, sigma_;
+    double c0_ = 0;
+    bool broken_ = false;
+    std::vector<double> t_, x_;
+};
+
+}  // namespace
+
+nlohmann::json to_json(const Comparison& c) {
+    auto curve = [](const CompareCurve& k) {
+        return nlohmann::json{{"label", k.label}, {"x", k.x}, {"y", k.y}, {"dots", k.dots}};
+    };
+    nlohmann::json j{{"name", c.name},         {"title", c.title},     {"source", c.source},
+                     {"x_label", c.x_label},   {"y_label", c.y_label}, {"simulation", curve(c.simulation)},
+                     {"reference", curve(c.reference)}, {"verdict", c.verdict}};
+    j["deviation"] = std::isfinite(c.deviation) ? nlohmann::json(c.deviation) : nlohmann::json(nullptr);
+    return j;
+}
+
+std::vector<std::unique_ptr<Comparer>> comparers_for(const Solver& s) {
+    std::vector<std::unique_ptr<Comparer>> out;
+    const std::string kind(s.kind());
+    const std::vector<double> up = up_axis(s);
+    const double g = param1(s, "gravity");
+    if (kind == "euler" && !up.empty()) out.push_back(std::make_unique<FreeFall>(up, g));
+    if (kind == "sph" && s.stats().find("front_x") && !up.empty() && up[1] > 0.999) {
+        // Martin & Moyce's column: against the left wall, on the floor, twice as high as wide.
+        const std::vector<double> box = param(s, "fluid_box");
+        if (box.size() == 4 && box[0] <= 1e-9 && box[1] <= 1e-9) {
+            const double a = box[2] - box[0], H = box[3] - box[1];
+            if (a > 0 && std::fabs(H / a - 2.0) < 0.05) out.push_back(std::make_unique<SurgeFront>(a, g));
+        }
+    }
+    if ((kind == "sph" || kind == "flip") && !up.empty() && has_field(s, "pressure")) {
+        double spacing = param1(s, "spacing");
+        if (kind == "flip") {  // two particles a cell along each axis
+            const std::vector<double> size = param(s, "domain_size");
+            const double res = param1(s, "resolution", 1);
+            if (!size.empty()) spacing = 0.5 * *std::max_element(size.begin(), size.end()) / res;
+        }
+        const double rho = param1(s, kind == "sph" ? "rest_density" : "density", 1000);
+        if (spacing > 0) out.push_back(std::make_unique<Hydrostatic>(up, g, rho, spacing, kind == "sph"));
+    }
+    if (kind == "vortex" && param1(s, "ring_circulation") != 0.0 && param1(s, "ring2_circulation") == 0.0) {
+        std::vector<double> axis = param(s, "ring_axis");
+        double n = 0;
+        for (double c : axis) n += c * c;
+        const int vortons = static_cast<int>(param1(s, "ring_vortons"));
+        if (axis.size() == 3 && n > 0 && static_cast<int>(s.stats().get("n_vortons", -1)) == vortons) {
+            const double sign = param1(s, "ring_circulation") > 0 ? 1.0 : -1.0;
+            for (double& c : axis) c *= sign / std::sqrt(n);
+            out.push_back(std::make_unique<RingSpeed>(axis, vortons, std::fabs(param1(s, "ring_circulation")),
+                                                      param1(s, "ring_radius"), param1(s, "core_radius")));
+        }
+    }
+    return out;
+}
+
+}  // namespace fs
