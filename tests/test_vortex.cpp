@@ -177,16 +177,17 @@ TEST(VortexRing, TravelsAlongItsAxisAtASteadySpeedAndKeepsItsImpulse) {
     }
     const double y2 = centre_y(), t2 = s.time();
     const double u1 = (y1 - y0) / (t1 - t0), u2 = (y2 - y1) / (t2 - t1);
-    // Saffman (1970) for a thin ring: U = Gamma / (4 pi R) (ln(8 R / a) - 1/2 + ...) with the
-    // core's own constant; the algebraic kernel's core behaves like a ~ sigma.
-    const double gamma = 1.0, R = 1.0, a = 0.1;
-    const double saffman = gamma / (4 * vx::kPi * R) * (std::log(8 * R / a) - 0.5);
+    // Saffman's thin-ring speed U = Gamma / (4 pi R) (ln(8 R / sigma) - C), with C = 1 for the
+    // Rosenhead-Moore kernel the vortons carry (validation/compare.cpp, RingSpeed; measured
+    // -0.17% at sigma/R = 0.1, -0.04% at 0.05: the formula's own error, of order (sigma/R)^2).
+    const double gamma = 1.0, R = 1.0, sigma = 0.1;
+    const double saffman = gamma / (4 * vx::kPi * R) * (std::log(8 * R / sigma) - 1.0);
     std::printf("ring: speed %.4f then %.4f m/s (thin-ring estimate %.4f); impulse drift %.2e; impulse %.5f\n", u1,
                 u2, saffman, worst, p0[1]);
     EXPECT_GT(p0[1], 0.0);                      // impulse along +axis: the right-hand rule
     EXPECT_GT(u1, 0.0);                         // moves along +y, the ring's axis
     EXPECT_LT(std::fabs(u2 - u1), 0.02 * u1);   // steady
-    EXPECT_LT(std::fabs(u1 - saffman), 0.25 * saffman);
+    EXPECT_LT(std::fabs(u1 - saffman), 0.01 * saffman);
     EXPECT_LT(worst, 0.01);                     // linear impulse within 1% over 200 steps
     // It moves along the axis only: the centre stays on it.
     const HostState h = s.state();

@@ -22,6 +22,7 @@ const std::vector<KeyBinding>& key_bindings() {
         {"F12", Action::Screenshot, "screenshot (PNG)"},
         {"V", Action::Record, "start / stop video recording"},
         {"Escape", Action::StopRecording, "stop recording"},
+        {"C", Action::Compare, "Compare: the simulation against a known answer (where the scene has one)"},
         {"F1", Action::Help, "this help"},
     };
     return bindings;

@@ -26,6 +26,7 @@ enum class Action {
     Record,        // V (start/stop)
     StopRecording, // Escape
     Help,          // F1
+    Compare,       // C (the Compare view)
 };
 
 struct KeyBinding {

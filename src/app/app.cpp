@@ -166,6 +166,7 @@ void App::apply(Action a) {
         case Action::Record: toggle_recording(); break;
         case Action::StopRecording: stop_recording(); break;
         case Action::Help: view_.show_help = !view_.show_help; break;
+        case Action::Compare: view_.show_compare = !view_.show_compare; break;
     }
 }
 
@@ -280,6 +281,7 @@ int App::run() {
             ++script_at_;
         }
 
+        host_.show_comparisons(view_.show_compare);
         host_.frame_tick();
         status_ = host_.status();
         history_ = host_.history();

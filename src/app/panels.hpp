@@ -42,7 +42,9 @@ private:
     void ui_parameters();
     bool ui_param(const ParamMeta& m, const nlohmann::json& value);
     void ui_stats();
+    void ui_stats_numbers();
     void ui_help();
+    void ui_compare();
     void ui_legend();
     void ui_errors();
 
@@ -59,6 +61,7 @@ private:
     std::string popup_error_;
     std::string notice_;
     double notice_until_ = 0.0;
+    bool compare_tab_ = false;  // the Stats panel showed its Compare tab this frame
     float stats_left_ = -1.0f;  // the Stats panel's left edge this frame (-1: hidden), for the legend
 };
 

@@ -89,6 +89,8 @@ void SimulationHost::adopt(std::unique_ptr<Solver> solver, Scene scene) {
         barrier_target_.reset();
     }
     meta_ = describe(solver_->params());
+    comparers_ = comparers_for(*solver_);
+    compared_.clear();
     // Keep the colour field when the new solver has it, else its speed (or first scalar).
     std::string& color_field = frames_.contents.color_field;
     bool found = false;
@@ -133,6 +135,8 @@ void SimulationHost::reset() {
         try {
             solver_->reset();
             safety_.clear();
+            comparers_ = comparers_for(*solver_);
+            compared_.clear();
             std::lock_guard lock(mutex_);
             history_ = {};
         } catch (const ParamError& e) {
@@ -483,12 +487,26 @@ void SimulationHost::publish() {
     if (!safety_.device_lost()) {
         try {
             frames_.publish(*solver_);
+            sample_comparisons();
         } catch (const CudaError& e) {
             safety_.lose_device(std::string("reading the particles back: ") + e.what());
         }
     }
     std::lock_guard lock(mutex_);
     publish_status();
+}
+
+void SimulationHost::sample_comparisons() {
+    if (solver_->time() < compared_time_) comparers_ = comparers_for(*solver_);  // stepped back
+    compared_time_ = solver_->time();
+    const auto now = std::chrono::steady_clock::now();
+    const bool snapshot = compare_visible_ && now - last_snapshot_ > std::chrono::milliseconds(250);
+    if (snapshot) last_snapshot_ = now;
+    compared_.clear();
+    for (auto& c : comparers_) {
+        if (!c->snapshot() || snapshot) c->sample(*solver_);
+        compared_.push_back(c->result());
+    }
 }
 
 int SimulationHost::copy_device_frame(float* xyz, float* scalar, int capacity, ScalarRange& range) const {
@@ -516,6 +534,7 @@ void SimulationHost::publish_status() {
     s.stage_ms = solver_->stage_ms();
     s.step_ms = solver_->step_ms();
     s.stats = solver_->stats();
+    s.comparisons = compared_;
     s.params = nlohmann::json::object();
     for (const auto& p : solver_->params().all()) s.params[p->name()] = p->to_json();
     s.param_meta = meta_;

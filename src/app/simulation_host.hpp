@@ -4,6 +4,7 @@
 // particle data to draw. Nothing here knows of windows or OpenGL.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -23,6 +24,7 @@
 #include "app/safety_net.hpp"
 #include "core/params.hpp"
 #include "core/solver.hpp"
+#include "validation/compare.hpp"
 #include "io/scene.hpp"
 
 namespace fs {
@@ -40,6 +42,8 @@ struct ParamMeta {
 };
 
 struct SimStatus {
+    // The running simulation against its scene's known answers (validation/compare.hpp).
+    std::vector<Comparison> comparisons;
     std::string scene_path, scene_title, scene_description, solver;
     Backend backend = Backend::Cpu;
     bool running = false;
@@ -131,6 +135,10 @@ public:
     // Runs `f` on the simulation thread with the solver (for solver-specific actions).
     void with_solver(std::function<void(Solver&)> f);
 
+    // Whether the Compare view is shown: profiles (a snapshot of every particle) are only
+    // sampled while it is, at most four times a second.
+    void show_comparisons(bool on) { compare_visible_ = on; }
+
     // A window frame began: a running simulation takes its steps for this frame.
     void frame_tick();
     // Blocks until every command sent so far has been applied (tests, --keys scripts).
@@ -172,6 +180,13 @@ private:
     std::vector<std::string> usd_fields_;  // the solver's fields the export writes as primvars
     SafetyNet safety_{[this](const std::string& what) { fail(what); }};
     std::shared_ptr<const std::vector<ParamMeta>> meta_;
+    // The scene's comparisons with known answers, sampled as frames are published; started
+    // over when the scene is reset or time goes back (step back).
+    std::vector<std::unique_ptr<Comparer>> comparers_;
+    std::vector<Comparison> compared_;
+    double compared_time_ = 0.0;
+    std::chrono::steady_clock::time_point last_snapshot_{};
+    void sample_comparisons();
 
     FramePublisher frames_;  // its contents: simulation thread only; the frames: under its lock
 
@@ -181,6 +196,7 @@ private:
     std::condition_variable idle_;
     std::deque<std::function<void()>> queue_;
     bool busy_ = false;
+    std::atomic<bool> compare_visible_{false};
     bool quit_ = false;
     bool running_ = true;
     int steps_per_frame_ = 1;

@@ -22,6 +22,7 @@ struct ViewSettings {
     bool show_help = false;
     bool show_stats = true;
     bool show_params = true;
+    bool show_compare = false;
     char save_path[256] = "my_scene.json";
     char export_path[256] = "export.usda";
     int export_every = 1;
