@@ -23,6 +23,7 @@ const std::vector<KeyBinding>& key_bindings() {
         {"V", Action::Record, "start / stop video recording"},
         {"Escape", Action::StopRecording, "stop recording"},
         {"C", Action::Compare, "Compare: the simulation against a known answer (where the scene has one)"},
+        {"Tab", Action::Panels, "hide / show every panel (the simulation gets the whole window)"},
         {"F1", Action::Help, "this help"},
     };
     return bindings;

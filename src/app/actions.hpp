@@ -27,6 +27,7 @@ enum class Action {
     StopRecording, // Escape
     Help,          // F1
     Compare,       // C (the Compare view)
+    Panels,        // Tab (hide / show every panel)
 };
 
 struct KeyBinding {

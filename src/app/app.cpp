@@ -61,6 +61,7 @@ private:
     SDL_Window* window_ = nullptr;
     SDL_GLContext gl_ = nullptr;
     bool quit_ = false;
+    bool reframe_ = false;  // frame all once this frame's panels have given the free area
     int exit_code_ = kExitOk;
 
     SimStatus status_;
@@ -167,6 +168,10 @@ void App::apply(Action a) {
         case Action::StopRecording: stop_recording(); break;
         case Action::Help: view_.show_help = !view_.show_help; break;
         case Action::Compare: view_.show_compare = !view_.show_compare; break;
+        case Action::Panels:
+            view_.show_panels = !view_.show_panels;
+            reframe_ = true;  // once the panels have been drawn (or not) and the free area is known
+            break;
     }
 }
 
@@ -291,6 +296,11 @@ int App::run() {
         ImGui_ImplSDL2_NewFrame();
         ImGui::NewFrame();
         panels_.draw(fps_);
+        if (frame_index_ == 2) reframe_ = true;  // the panels have found their places
+        if (reframe_) {
+            reframe_ = false;
+            apply(Action::FrameAll);
+        }
         ImGui::Render();
 
         int w = 0, h = 0;

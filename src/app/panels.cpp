@@ -39,18 +39,39 @@ void Panels::show_problem(const std::string& text) {
     popup_error_ = text;
 }
 
+// Below the main menu bar (the viewport's work area excludes it only from the frame after it).
+float Panels::menu_bottom() {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    return std::max(vp->WorkPos.y, vp->Pos.y + ImGui::GetFrameHeight());
+}
+
+float Panels::panel_width() {
+    // A quarter of the window each side, within [250, 340] points: at 1024 wide the two columns
+    // leave the simulation 500 points, at 1440 760.
+    return std::clamp(0.26f * ImGui::GetMainViewport()->WorkSize.x, 250.0f, 340.0f);
+}
+
 void Panels::draw(double fps) {
     fps_ = fps;
     ui_menu();
-    ui_simulation();
-    if (view_.show_params) ui_parameters();
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    left_right_ = vp->WorkPos.x;
     stats_left_ = -1.0f;
-    if (view_.show_compare && !compare_tab_) view_.show_stats = true;  // C opens the Compare tab
-    if (view_.show_stats) {
-        ui_stats();
+    if (view_.show_panels) {
+        ui_simulation();
+        if (view_.show_params) ui_parameters();
+        if (view_.show_compare && !compare_tab_) view_.show_stats = true;  // C opens the Compare tab
+        if (view_.show_stats) {
+            ui_stats();
+        } else {
+            view_.show_compare = compare_tab_ = false;
+        }
+        ++layout_frames_;
     } else {
         view_.show_compare = compare_tab_ = false;
     }
+    view_.free_left = left_right_;
+    view_.free_right = stats_left_ > left_right_ ? stats_left_ : vp->WorkPos.x + vp->WorkSize.x;
     if (view_.show_help) ui_help();
     ui_legend();
     ui_errors();
@@ -88,6 +109,7 @@ void Panels::ui_menu() {
     if (ImGui::BeginMenu("View")) {
         ImGui::MenuItem("Parameters", nullptr, &view_.show_params);
         ImGui::MenuItem("Stats", nullptr, &view_.show_stats);
+        if (ImGui::MenuItem("All panels", "Tab", view_.show_panels)) actions_.apply(Action::Panels);
         if (ImGui::MenuItem("Compare", "C", compare_tab_)) actions_.apply(Action::Compare);
         ImGui::MenuItem("Velocity vectors", nullptr, &view_.show_vectors);
         ImGui::MenuItem("Domain box", nullptr, &view_.show_domain);
@@ -107,10 +129,22 @@ void Panels::ui_menu() {
     ImGui::EndMainMenuBar();
 }
 
+// The right edge of a panel in the left column (left of the window's middle) widens the part of
+// the window the panels cover on the left.
+void Panels::note_left_panel() {
+    const ImVec2 at = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    if (at.x + 0.5f * size.x < vp->WorkPos.x + 0.5f * vp->WorkSize.x) left_right_ = std::max(left_right_, at.x + size.x);
+}
+
 void Panels::ui_simulation() {
-    ImGui::SetNextWindowPos(ImVec2(10, 30), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(ImVec2(340, 0), ImGuiCond_FirstUseEver);
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + 8, menu_bottom() + 6), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(panel_width(), 0), ImGuiCond_FirstUseEver);
     ImGui::Begin("Simulation");
+    note_left_panel();
+    simulation_bottom_ = ImGui::GetWindowPos().y + ImGui::GetWindowSize().y;
+    const float W = ImGui::GetContentRegionAvail().x;  // widgets scale with the panel
     // Scene picker: every file in scenes/.
     const std::string current = std::filesystem::path(status_.scene_path).stem().string();
     if (ImGui::BeginCombo("Scene", current.c_str())) {
@@ -142,20 +176,20 @@ void Panels::ui_simulation() {
     }
 
     ImGui::Separator();
-    if (ImGui::Button(status_.running ? "Pause (P)" : "Run (P)", ImVec2(110, 0))) host_.toggle_running();
+    if (ImGui::Button(status_.running ? "Pause (P)" : "Run (P)", ImVec2(0.42f * W, 0))) host_.toggle_running();
     ImGui::SameLine();
-    if (ImGui::Button("TimeStep", ImVec2(110, 0))) host_.time_step(view_.steps_per_push);
+    if (ImGui::Button("TimeStep", ImVec2(0.42f * W, 0))) host_.time_step(view_.steps_per_push);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Space: run \"steps per push\" steps, then pause");
-    ImGui::SetNextItemWidth(140);
+    ImGui::SetNextItemWidth(0.42f * W);
     if (ImGui::InputInt("steps per push", &view_.steps_per_push)) view_.steps_per_push = std::clamp(view_.steps_per_push, 1, 100000);
     const std::string next = status_.stages.empty() ? "" : status_.stages[static_cast<std::size_t>(status_.next_stage)].name;
-    if (ImGui::Button("Stage", ImVec2(110, 0))) host_.advance_stage();
+    if (ImGui::Button("Stage", ImVec2(0.42f * W, 0))) host_.advance_stage();
     ImGui::SameLine();
     ImGui::Text("next: %s", next.c_str());
     if (ImGui::IsItemHovered() && !status_.stages.empty())
         ImGui::SetTooltip("%s", status_.stages[static_cast<std::size_t>(status_.next_stage)].source.c_str());
     ImGui::BeginDisabled(status_.rewind_steps == 0);
-    if (ImGui::Button("Step back", ImVec2(110, 0))) host_.step_back();
+    if (ImGui::Button("Step back", ImVec2(0.42f * W, 0))) host_.step_back();
     ImGui::EndDisabled();
     ImGui::SameLine();
     ImGui::TextDisabled("%d kept", status_.rewind_steps);
@@ -164,7 +198,7 @@ void Panels::ui_simulation() {
                           "to the last good one), TimeStep goes forward again the same way.");
     const bool pending = status_.reset_pending;
     if (pending) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.7f, 0.45f, 0.1f, 1.0f));
-    if (ImGui::Button("Reset (R)", ImVec2(110, 0))) host_.reset();
+    if (ImGui::Button("Reset (R)", ImVec2(0.42f * W, 0))) host_.reset();
     if (pending) {
         ImGui::PopStyleColor();
         ImGui::SameLine();
@@ -178,7 +212,7 @@ void Panels::ui_simulation() {
     if (!realtime) {
         int spf = status_.steps_per_frame;
         ImGui::SameLine();
-        ImGui::SetNextItemWidth(100);
+        ImGui::SetNextItemWidth(0.3f * W);
         if (ImGui::SliderInt("steps/frame", &spf, 1, 200)) host_.set_steps_per_frame(spf);
     }
     ImGui::Text("t = %.5g s   step %lld", status_.time, static_cast<long long>(status_.steps));
@@ -205,7 +239,7 @@ void Panels::ui_simulation() {
     ImGui::Checkbox("auto range", &view_.auto_range);
     if (!view_.auto_range) {
         ImGui::SameLine();
-        ImGui::SetNextItemWidth(160);
+        ImGui::SetNextItemWidth(0.55f * W);
         ImGui::InputFloat2("##range", view_.range);
     } else {
         view_.range[0] = scene_.data_range()[0];
@@ -215,23 +249,23 @@ void Panels::ui_simulation() {
     ImGui::SameLine();
     ImGui::Checkbox("domain", &view_.show_domain);
     if (status_.has_cells) {
-        ImGui::SetNextItemWidth(120);
+        ImGui::SetNextItemWidth(0.35f * W);
         if (ImGui::Combo("grid cells", &view_.cells_mode, "off\0slice\0all\0"))
             host_.set_cell_overlay(view_.cells_mode != 0);
         if (view_.cells_mode == 1) {
             ImGui::SameLine();
-            ImGui::SetNextItemWidth(120);
+            ImGui::SetNextItemWidth(0.35f * W);
             ImGui::SliderFloat("z", &view_.slice_z, 0.0f, 1.0f, "%.2f");
         }
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("Cells by kind: fluid blue, air pale, solid grey (a slice across z, or every "
                               "fluid and solid cell)");
     }
-    ImGui::SetNextItemWidth(140);
+    ImGui::SetNextItemWidth(0.42f * W);
     ImGui::SliderFloat("particle size", &view_.size_scale, 0.1f, 5.0f, "x%.2f", ImGuiSliderFlags_Logarithmic);
 
     ImGui::Separator();
-    ImGui::SetNextItemWidth(200);
+    ImGui::SetNextItemWidth(0.55f * W);
     ImGui::InputText("##usd", view_.export_path, sizeof view_.export_path);
     ImGui::SameLine();
     if (!status_.exporting) {
@@ -239,19 +273,69 @@ void Panels::ui_simulation() {
     } else if (ImGui::Button("Stop export")) {
         host_.stop_export();
     }
-    ImGui::SetNextItemWidth(120);
+    ImGui::SetNextItemWidth(0.35f * W);
     if (ImGui::InputInt("every K steps", &view_.export_every)) view_.export_every = std::max(1, view_.export_every);
     if (status_.exporting) ImGui::TextDisabled("exporting to %s", status_.export_path.c_str());
     ImGui::End();
 }
 
-// One parameter's widget; returns whether it was changed.
+// A vector parameter's components, each with its name (x, y, z; a box's min and max corners on
+// two rows), as drag fields: no slider handle over the digits. Returns whether one changed.
+static bool vector_fields(const std::string& id, std::vector<double>& v, double lo, double hi) {
+    static const char* kAxes[] = {"x", "y", "z"};
+    const int n = static_cast<int>(v.size());
+    const bool box = n == 4 || n == 6;  // x0, y0[, z0], x1, y1[, z1]
+    const int per_row = box ? n / 2 : n;
+    const bool bounded = std::isfinite(lo) && std::isfinite(hi);
+    const double speed = bounded ? (hi - lo) * 1e-3 : 0.01;
+    bool changed = false;
+    for (int row = 0; row < (box ? 2 : 1); ++row) {
+        if (box) {
+            ImGui::AlignTextToFramePadding();
+            ImGui::TextDisabled(row == 0 ? "min" : "max");
+            ImGui::SameLine();
+        }
+        const float label_w = ImGui::CalcTextSize("x").x + ImGui::GetStyle().ItemInnerSpacing.x;
+        const float field_w = (ImGui::GetContentRegionAvail().x - per_row * label_w -
+                               (per_row - 1) * ImGui::GetStyle().ItemSpacing.x) / per_row;
+        for (int k = 0; k < per_row; ++k) {
+            if (k > 0) ImGui::SameLine();
+            ImGui::AlignTextToFramePadding();
+            ImGui::TextUnformatted(kAxes[k]);
+            ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+            ImGui::SetNextItemWidth(std::max(20.0f, field_w));
+            double& x = v[static_cast<std::size_t>(row * per_row + k)];
+            const std::string field = "##" + id + std::to_string(row * per_row + k);
+            changed |= bounded ? ImGui::DragScalar(field.c_str(), ImGuiDataType_Double, &x, static_cast<float>(speed),
+                                                   &lo, &hi, "%.4g", ImGuiSliderFlags_AlwaysClamp)
+                               : ImGui::DragScalar(field.c_str(), ImGuiDataType_Double, &x, 0.01f, nullptr,
+                                                   nullptr, "%.4g");
+        }
+    }
+    return changed;
+}
+
+// One parameter as a row of the Parameters table: its label (unit, and "(R)" when it applies on
+// Reset) wrapped in the left column, its widget filling the right one. Returns whether it changed.
 bool Panels::ui_param(const ParamMeta& m, const nlohmann::json& value) {
     const ParamSpec& s = m.spec;
-    const std::string label = s.label + (s.unit.empty() ? "" : " (" + s.unit + ")") + "##" + s.name;
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::AlignTextToFramePadding();
+    const bool reset_mark = s.needs_reset && !s.read_only;
+    // The mark is part of the wrapped text, so it can never be cut off at the column's edge.
+    const std::string text = s.label + (s.unit.empty() ? "" : " (" + s.unit + ")") + (reset_mark ? " (R)" : "");
+    if (reset_mark) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.82f, 0.6f, 1.0f));
+    ImGui::TextWrapped("%s", text.c_str());
+    if (reset_mark) ImGui::PopStyleColor();
+    const bool label_hovered = ImGui::IsItemHovered();
+    ImGui::TableSetColumnIndex(1);
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    const std::string id = "##" + s.name;
     bool changed = false;
     if (s.read_only) {
-        ImGui::Text("%s: %s", s.label.c_str(), value.dump().c_str());
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextDisabled("%s", value.dump().c_str());
     } else {
         switch (m.type) {
             case ParamType::Real: {
@@ -260,10 +344,10 @@ bool Panels::ui_param(const ParamMeta& m, const nlohmann::json& value) {
                 const bool bounded = std::isfinite(lo) && std::isfinite(hi);
                 const bool log = bounded && lo > 0 && hi / lo > 1e3;
                 if (bounded) {
-                    changed = ImGui::SliderScalar(label.c_str(), ImGuiDataType_Double, &v, &lo, &hi, "%.6g",
+                    changed = ImGui::SliderScalar(id.c_str(), ImGuiDataType_Double, &v, &lo, &hi, "%.6g",
                                                   log ? ImGuiSliderFlags_Logarithmic : 0);
                 } else {
-                    changed = ImGui::InputDouble(label.c_str(), &v, 0, 0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue);
+                    changed = ImGui::InputDouble(id.c_str(), &v, 0, 0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue);
                 }
                 // Sliders clamp; typed values (Ctrl+click) are clamped here to the registry's range.
                 if (changed) host_.set_param(s.name, std::clamp(v, lo, hi));
@@ -271,7 +355,7 @@ bool Panels::ui_param(const ParamMeta& m, const nlohmann::json& value) {
             }
             case ParamType::Int: {
                 long long v = value.get<long long>();
-                changed = ImGui::InputScalar(label.c_str(), ImGuiDataType_S64, &v, nullptr, nullptr, "%lld",
+                changed = ImGui::InputScalar(id.c_str(), ImGuiDataType_S64, &v, nullptr, nullptr, "%lld",
                                              ImGuiInputTextFlags_EnterReturnsTrue);
                 if (changed)
                     host_.set_param(s.name, static_cast<long long>(std::clamp<double>(static_cast<double>(v), s.min, s.max)));
@@ -279,13 +363,13 @@ bool Panels::ui_param(const ParamMeta& m, const nlohmann::json& value) {
             }
             case ParamType::Bool: {
                 bool v = value.get<bool>();
-                changed = ImGui::Checkbox(label.c_str(), &v);
+                changed = ImGui::Checkbox(id.c_str(), &v);
                 if (changed) host_.set_param(s.name, v);
                 break;
             }
             case ParamType::Choice: {
                 const std::string v = value.get<std::string>();
-                if (ImGui::BeginCombo(label.c_str(), v.c_str())) {
+                if (ImGui::BeginCombo(id.c_str(), v.c_str())) {
                     for (const auto& c : m.choices)
                         if (ImGui::Selectable(c.c_str(), c == v)) {
                             host_.set_param(s.name, c);
@@ -298,59 +382,64 @@ bool Panels::ui_param(const ParamMeta& m, const nlohmann::json& value) {
             case ParamType::Vec: {
                 std::vector<double> v = value.get<std::vector<double>>();
                 if (m.components == 0) {  // a list (e.g. a polytope's planes): edited in the scene file
-                    ImGui::Text("%s: %zu numbers", s.label.c_str(), v.size());
+                    ImGui::AlignTextToFramePadding();
+                    ImGui::TextDisabled("%zu numbers (scene file)", v.size());
                     break;
                 }
-                const double lo = s.min, hi = s.max;
-                ImGuiDataType t = ImGuiDataType_Double;
-                if (std::isfinite(lo) && std::isfinite(hi))
-                    changed = ImGui::SliderScalarN(label.c_str(), t, v.data(), m.components, &lo, &hi, "%.4g");
-                else
-                    changed = ImGui::InputScalarN(label.c_str(), t, v.data(), m.components, nullptr, nullptr, "%.4g",
-                                                  ImGuiInputTextFlags_EnterReturnsTrue);
+                changed = vector_fields(s.name, v, s.min, s.max);
                 if (changed) host_.set_param(s.name, v);
                 break;
             }
         }
     }
-    if (ImGui::IsItemHovered()) {
+    if (label_hovered || ImGui::IsItemHovered()) {
         ImGui::BeginTooltip();
         ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
         ImGui::TextUnformatted(s.description.c_str());
         ImGui::TextDisabled("%s%s%s", s.name.c_str(), s.unit.empty() ? "" : (", " + s.unit).c_str(),
-                            s.needs_reset ? " - applies on Reset" : "");
+                            reset_mark ? " - (R): applies on Reset" : "");
         ImGui::PopTextWrapPos();
         ImGui::EndTooltip();
-    }
-    if (s.needs_reset && !s.read_only) {
-        ImGui::SameLine();
-        ImGui::TextDisabled("(R)");
     }
     return changed;
 }
 
 void Panels::ui_parameters() {
-    ImGui::SetNextWindowPos(ImVec2(10, 470), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(ImVec2(340, 420), ImGuiCond_FirstUseEver);
+    // Under the Simulation panel down to the bottom of the window, whatever its height: placed
+    // over the first frames, while the Simulation panel finds its height, then left to the user.
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    const ImGuiCond cond = layout_frames_ < 3 ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+    const float top = simulation_bottom_ + 8;
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + 8, top), cond);
+    ImGui::SetNextWindowSize(ImVec2(panel_width(), std::max(120.0f, vp->WorkPos.y + vp->WorkSize.y - top - 8)), cond);
     ImGui::Begin("Parameters", &view_.show_params);
+    note_left_panel();
     if (!status_.param_meta) {
         ImGui::End();
         return;
     }
-    ImGui::PushItemWidth(150);
-    // Groups in order of first appearance in the registry.
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("(R), in a warmer colour: applies on Reset. Hover a name for its meaning and source.");
+    ImGui::PopStyleColor();
+    // Groups in order of first appearance in the registry; each a two-column table.
     std::vector<std::string> groups;
     for (const auto& m : *status_.param_meta)
         if (std::find(groups.begin(), groups.end(), m.spec.group) == groups.end()) groups.push_back(m.spec.group);
     for (const auto& g : groups) {
         if (!ImGui::CollapsingHeader(g.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) continue;
+        if (!ImGui::BeginTable(("##" + g).c_str(), 2, ImGuiTableFlags_SizingStretchProp)) continue;
+        ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch, 0.42f);
+        ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.58f);
         for (const auto& m : *status_.param_meta)
-            if (m.spec.group == g && status_.params.contains(m.spec.name))
+            if (m.spec.group == g && status_.params.contains(m.spec.name)) {
+                ImGui::PushID(m.spec.name.c_str());
                 ui_param(m, status_.params[m.spec.name]);
+                ImGui::PopID();
+            }
+        ImGui::EndTable();
     }
-    ImGui::PopItemWidth();
     ImGui::Separator();
-    ImGui::SetNextItemWidth(180);
+    ImGui::SetNextItemWidth(0.5f * ImGui::GetContentRegionAvail().x);
     ImGui::InputText("##save", view_.save_path, sizeof view_.save_path);
     ImGui::SameLine();
     if (ImGui::Button("Save scene as...")) host_.save_scene(view_.save_path);
@@ -361,10 +450,13 @@ void Panels::ui_parameters() {
 
 void Panels::ui_stats() {
     const ImGuiViewport* vp = ImGui::GetMainViewport();
-    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - 370, 30), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(ImVec2(360, std::max(300.0f, vp->WorkSize.y - 40)), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - panel_width() - 8, menu_bottom() + 6),
+                            ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(panel_width(), std::max(200.0f, vp->WorkPos.y + vp->WorkSize.y - menu_bottom() - 14)),
+                             ImGuiCond_FirstUseEver);
     ImGui::Begin("Stats", &view_.show_stats);
-    stats_left_ = ImGui::GetWindowPos().x;
+    if (ImGui::GetWindowPos().x + 0.5f * ImGui::GetWindowSize().x > vp->WorkPos.x + 0.5f * vp->WorkSize.x)
+        stats_left_ = ImGui::GetWindowPos().x;
     // Two tabs: the numbers, and the comparisons with known answers (C, or View > Compare,
     // selects the second; view_.show_compare then says which tab shows).
     bool compare_now = false;
@@ -396,7 +488,7 @@ void Panels::ui_stats_numbers() {
     for (std::size_t k = 0; k < status_.stages.size() && k < status_.stage_ms.size(); ++k) {
         char overlay[64];
         std::snprintf(overlay, sizeof overlay, "%.3f ms", status_.stage_ms[k]);
-        ImGui::ProgressBar(slowest > 0 ? static_cast<float>(status_.stage_ms[k] / slowest) : 0.0f, ImVec2(150, 0), overlay);
+        ImGui::ProgressBar(slowest > 0 ? static_cast<float>(status_.stage_ms[k] / slowest) : 0.0f, ImVec2(0.45f * ImGui::GetContentRegionAvail().x, 0), overlay);
         ImGui::SameLine();
         ImGui::TextUnformatted(status_.stages[k].name.c_str());
     }

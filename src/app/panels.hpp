@@ -42,6 +42,9 @@ private:
     void ui_parameters();
     bool ui_param(const ParamMeta& m, const nlohmann::json& value);
     void ui_stats();
+    static float panel_width();
+    static float menu_bottom();
+    void note_left_panel();
     void ui_stats_numbers();
     void ui_help();
     void ui_compare();
@@ -61,6 +64,9 @@ private:
     std::string popup_error_;
     std::string notice_;
     double notice_until_ = 0.0;
+    float left_right_ = 0.0f;        // the left column's right edge this frame (window points)
+    float simulation_bottom_ = 400.0f; // the Simulation panel's bottom edge
+    int layout_frames_ = 0;            // frames drawn with the panels (the first ones place them)
     bool compare_tab_ = false;  // the Stats panel showed its Compare tab this frame
     float stats_left_ = -1.0f;  // the Stats panel's left edge this frame (-1: hidden), for the legend
 };

@@ -49,14 +49,18 @@ void SceneView::zoom(double factor, glm::dvec2 at) {
 }
 
 void SceneView::frame_all(int w, int h, const SimStatus& status, const ViewSettings& settings) {
-    // Fit the domain into the part of the window between the side panels (when they are open).
+    // Fit the domain into the part of the window between the side panels (as the panels last
+    // measured it; the whole window when they are hidden, or leave less than a fifth of it).
     int window_w = 0, window_h = 0;
     SDL_GetWindowSize(window_, &window_w, &window_h);
     const double to_pixels = window_w > 0 ? static_cast<double>(w) / window_w : 1.0;
-    const double left = (settings.show_params ? 360.0 : 0.0) * to_pixels;
-    const double right = (settings.show_stats ? 380.0 : 0.0) * to_pixels;
-    const double free_w = left + right < 0.6 * w ? w - left - right : w;
-    const double shift = left + right < 0.6 * w ? 0.5 * (left - right) : 0.0;
+    double left = settings.free_left * to_pixels, right = settings.free_right * to_pixels;
+    if (!(right > left) || right - left < 0.2 * w) {
+        left = 0.0;
+        right = w;
+    }
+    const double free_w = right - left;
+    const double shift = 0.5 * (left + right) - 0.5 * w;  // the free area's centre, from the window's
     if (dimension_ == 2) {
         cam2_.frame({frame_.lo[0], frame_.lo[1]}, {frame_.hi[0], frame_.hi[1]}, static_cast<int>(free_w), h);
         cam2_.pan_pixels({shift, 0.0});

@@ -23,6 +23,10 @@ struct ViewSettings {
     bool show_stats = true;
     bool show_params = true;
     bool show_compare = false;
+    bool show_panels = true;  // Tab hides every panel (the menu bar stays, a strip)
+    // The part of the window between the side panels, in window points (left and right edges),
+    // measured as the panels are drawn: framing fits the domain there. Zero: not yet measured.
+    float free_left = 0.0f, free_right = 0.0f;
     char save_path[256] = "my_scene.json";
     char export_path[256] = "export.usda";
     int export_every = 1;
