@@ -4,7 +4,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -46,6 +49,7 @@ private:
     static float menu_bottom();
     void note_left_panel();
     void ui_stats_numbers();
+    void plot_history(std::size_t k);
     void ui_help();
     void ui_compare();
     void ui_legend();
@@ -67,6 +71,10 @@ private:
     float left_right_ = 0.0f;        // the left column's right edge this frame (window points)
     float simulation_bottom_ = 400.0f; // the Simulation panel's bottom edge
     int layout_frames_ = 0;            // frames drawn with the panels (the first ones place them)
+    // The per-stage bars' recent times (running median), and the step they were last taken at.
+    std::vector<std::vector<double>> stage_history_;
+    std::int64_t stage_step_ = -1;
+    std::map<std::string, std::pair<double, double>> fixed_ranges_;  // plots whose range the user fixed
     bool compare_tab_ = false;  // the Stats panel showed its Compare tab this frame
     float stats_left_ = -1.0f;  // the Stats panel's left edge this frame (-1: hidden), for the legend
 };

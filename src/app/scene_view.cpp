@@ -2,6 +2,8 @@
 // drawing the domain, vectors, obstacles, cells and particles, and the cameras' framing and input.
 #include "app/scene_view.hpp"
 
+#include "app/plot_scale.hpp"
+
 #include <glad/gl.h>
 
 #include <algorithm>
@@ -110,10 +112,14 @@ std::optional<std::string> SceneView::update(SimulationHost& host, const SimStat
     }
     frame_uploaded_ = true;
     dimension_ = frame_.dimension;
-    // The auto range over the drawn values (boundary particles are NaN: skipped).
+    // The auto range over the drawn values (boundary particles are NaN: skipped), never narrower
+    // than the field's floor in its unit, anchored at its low end (plot_scale.hpp).
     if (range.lo <= range.hi) {
+        double floor = 0.0;
+        for (const FieldInfo& f : status.fields)
+            if (f.name == frame_.color_field) floor = colour_range_floor(f.unit);
         data_range_[0] = range.lo;
-        data_range_[1] = range.hi > range.lo ? range.hi : range.lo + 1e-6f;
+        data_range_[1] = std::max({range.hi, range.lo + static_cast<float>(floor), range.lo + 1e-6f});
     }
     return std::nullopt;
 }

@@ -93,6 +93,7 @@ void SimulationHost::adopt(std::unique_ptr<Solver> solver, Scene scene) {
     compared_.clear();
     // Keep the colour field when the new solver has it, else its speed (or first scalar).
     std::string& color_field = frames_.contents.color_field;
+    if (!scene_.color_field.empty()) color_field = scene_.color_field;  // checked against the fields on load
     bool found = false;
     for (const auto& f : solver_->fields()) found |= f.name == color_field;
     if (!found) color_field = "speed";
@@ -419,6 +420,12 @@ void SimulationHost::step_once() {
     if (stats_writer_) stats_writer_->write(*solver_);
     if (usd_ && solver_->step_count() % export_every_ == 0) add_solver_frame(*usd_, *solver_, usd_fields_);
     std::lock_guard lock(mutex_);
+    if (history_.steps.size() >= kHistoryLength) {
+        history_.steps.erase(history_.steps.begin(), history_.steps.begin() + kHistoryLength / 4);
+        history_.times.erase(history_.times.begin(), history_.times.begin() + kHistoryLength / 4);
+    }
+    history_.steps.push_back(solver_->step_count());
+    history_.times.push_back(solver_->time());
     for (const Stat& s : solver_->stats().items()) {
         if (s.is_vector || s.value.empty() || s.name == "step" || s.name == "t") continue;
         std::size_t k = 0;
@@ -428,8 +435,9 @@ void SimulationHost::step_once() {
             history_.values.emplace_back();
         }
         auto& series = history_.values[k];
-        if (series.size() >= kHistoryLength) series.erase(series.begin(), series.begin() + kHistoryLength / 4);
         series.push_back(static_cast<float>(s.value[0]));
+        if (series.size() > history_.steps.size())  // never longer than the steps it belongs to
+            series.erase(series.begin(), series.begin() + static_cast<std::ptrdiff_t>(series.size() - history_.steps.size()));
     }
 }
 

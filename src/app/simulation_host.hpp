@@ -77,6 +77,10 @@ struct SimStatus {
 struct StatsHistory {
     std::vector<std::string> names;
     std::vector<std::vector<float>> values;  // values[k] is the series of names[k]
+    // The step and time of each sample; every series ends at the last step, so series k's
+    // sample i belongs to steps[steps.size() - values[k].size() + i].
+    std::vector<std::int64_t> steps;
+    std::vector<double> times;
 };
 
 struct HostConfig {

@@ -12,7 +12,7 @@ namespace fs {
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"solver", "title", "description", "params"};
+const std::vector<std::string> kTopKeys = {"solver", "title", "description", "color_field", "params"};
 
 // 1-based line and column of a byte offset, for JSON syntax errors.
 std::string line_col(const std::string& text, std::size_t byte) {
@@ -178,6 +178,7 @@ Scene parse_scene(const std::string& text, const std::string& path,
     }
     scene.title = get_string(doc, "title", path);
     scene.description = get_string(doc, "description", path);
+    scene.color_field = get_string(doc, "color_field", path);
     if (auto it = doc.find("params"); it != doc.end()) {
         if (!it->is_object())
             throw SceneError(path + ": params: expected an object of parameter name -> value, got " +
@@ -212,6 +213,17 @@ Scene load_scene(const std::string& path, const std::vector<std::string>& solver
 }
 
 void apply_scene_params(Solver& solver, const Scene& scene, const std::vector<std::string>& sets) {
+    if (!scene.color_field.empty()) {
+        std::vector<std::string> names;
+        for (const FieldInfo& f : solver.fields())
+            if (f.name != "position") names.push_back(f.name);
+        if (std::find(names.begin(), names.end(), scene.color_field) == names.end()) {
+            const std::string guess = did_you_mean(scene.color_field, names);
+            throw SceneError(scene.path + ": color_field: the " + scene.solver + " solver has no field \"" +
+                             scene.color_field + "\"" + (guess.empty() ? "" : "; did you mean \"" + guess + "\"?") +
+                             " (allowed: " + join(names) + ")");
+        }
+    }
     ParamRegistry& reg = solver.params();
     for (const auto& [key, value] : scene.params.items()) {
         try {
@@ -254,6 +266,7 @@ nlohmann::json scene_to_json(const Solver& solver, const Scene& scene) {
     doc["solver"] = std::string(solver.kind());
     if (!scene.title.empty()) doc["title"] = scene.title;
     if (!scene.description.empty()) doc["description"] = scene.description;
+    if (!scene.color_field.empty()) doc["color_field"] = scene.color_field;
     doc["params"] = solver.params().to_json();
     return doc;
 }

@@ -29,6 +29,7 @@ struct Scene {
     std::string solver;
     std::string title;
     std::string description;
+    std::string color_field;  // the field the window colours the particles by at first ("" : speed)
     nlohmann::json params = nlohmann::json::object();
 };
 
