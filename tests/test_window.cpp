@@ -80,6 +80,32 @@ TEST(Window, KeyDTurnsGravityToTheRight) {
     EXPECT_NEAR(change(last, 1), 0.0, 1e-6 * per_step);
 }
 
+TEST(Window, AKeyScriptStepPerFrameGivesTheSameRunTwice) {
+    // Each frame waits for its one step, so the keys meet the same steps every time: the stats
+    // (less their timings) are the same bit for bit, one step a frame.
+    TempDir dir("repro");
+    std::vector<std::string> runs;
+    for (int k = 0; k < 2; ++k) {
+        const std::string stats = dir / ("s" + std::to_string(k) + ".jsonl");
+        const auto r = run_window("--size 640x400 --step-per-frame --keys '+10 D +10 A R +5 W' --frames 40 --stats " +
+                                  stats);
+        ASSERT_EQ(r.status, 0) << r.output;
+        std::ifstream in(stats);
+        std::string all, line;
+        int lines = 0;
+        while (std::getline(in, line)) {
+            nlohmann::json j = nlohmann::json::parse(line);
+            j.erase("step_ms");
+            j.erase("stages_ms");
+            all += j.dump() + "\n";
+            ++lines;
+        }
+        EXPECT_GE(lines, 38) << "not one step a frame";
+        runs.push_back(all);
+    }
+    EXPECT_EQ(runs[0], runs[1]);
+}
+
 // One time sample of a USD attribute written by --export: "F: [v, v, ...]" (tuples flattened).
 std::vector<double> usd_sample(const std::string& text, const std::string& attribute, const std::string& frame) {
     const auto block = text.find(attribute + ".timeSamples = {");

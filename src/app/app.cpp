@@ -288,6 +288,9 @@ int App::run() {
 
         host_.show_comparisons(view_.show_compare);
         host_.frame_tick();
+        // --step-per-frame: the frame waits for its step, so a key script meets the same steps
+        // every time (the run is reproducible, not paced by how fast this machine draws).
+        if (o_.fixed_steps) host_.wait_idle();
         status_ = host_.status();
         history_ = host_.history();
         if (auto notice = scene_.update(host_, status_, view_)) panels_.note(*notice);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "core/backend.hpp"
@@ -19,6 +20,28 @@
 namespace fs {
 
 namespace {
+
+std::vector<std::string> bundled_scenes();
+
+// Each bundled scene's path and title (read once: the files do not change while the window runs).
+const std::vector<std::pair<std::string, std::string>>& scene_titles() {
+    static const std::vector<std::pair<std::string, std::string>> titles = [] {
+        std::vector<std::pair<std::string, std::string>> out;
+        for (const auto& path : bundled_scenes()) {
+            std::string title;
+            try {
+                std::ifstream in(path);
+                const nlohmann::json doc = nlohmann::json::parse(in);
+                if (doc.contains("title") && doc["title"].is_string()) title = doc["title"].get<std::string>();
+            } catch (const std::exception&) {
+                // A scene that does not parse is listed by its file name; opening it says why.
+            }
+            out.emplace_back(path, title);
+        }
+        return out;
+    }();
+    return titles;
+}
 
 std::vector<std::string> bundled_scenes() {
     std::vector<std::string> out;
@@ -75,6 +98,7 @@ void Panels::draw(double fps) {
     view_.free_right = stats_left_ > left_right_ ? stats_left_ : vp->WorkPos.x + vp->WorkSize.x;
     if (view_.show_help) ui_help();
     ui_legend();
+    ui_gravity();
     ui_errors();
     if (!notice_.empty() && ImGui::GetTime() < notice_until_) {
         const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -146,17 +170,31 @@ void Panels::ui_simulation() {
     note_left_panel();
     simulation_bottom_ = ImGui::GetWindowPos().y + ImGui::GetWindowSize().y;
     const float W = ImGui::GetContentRegionAvail().x;  // widgets scale with the panel
-    // Scene picker: every file in scenes/.
+    // The scene: its title and what to watch (the description), then the picker, which names
+    // each bundled scene by its title with the file beside it.
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.55f, 1.0f));
+    ImGui::TextWrapped("%s", status_.scene_title.empty() ? std::filesystem::path(status_.scene_path).stem().string().c_str()
+                                                         : status_.scene_title.c_str());
+    ImGui::PopStyleColor();
+    if (!status_.scene_description.empty()) {
+        // Open at first where the window is tall enough to leave the Parameters panel room.
+        const bool tall = ImGui::GetMainViewport()->WorkSize.y >= 850;
+        if (ImGui::TreeNodeEx("About this scene", tall ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
+            ImGui::PushTextWrapPos(0.0f);
+            ImGui::TextDisabled("%s", status_.scene_description.c_str());
+            ImGui::PopTextWrapPos();
+            ImGui::TreePop();
+        }
+    }
     const std::string current = std::filesystem::path(status_.scene_path).stem().string();
     if (ImGui::BeginCombo("Scene", current.c_str())) {
-        for (const auto& path : bundled_scenes()) {
+        for (const auto& [path, title] : scene_titles()) {
             const std::string name = std::filesystem::path(path).stem().string();
-            if (ImGui::Selectable(name.c_str(), path == status_.scene_path)) host_.load_scene(path);
+            const std::string label = (title.empty() ? name : title + "  (" + name + ")") + "##" + path;
+            if (ImGui::Selectable(label.c_str(), path == status_.scene_path)) host_.load_scene(path);
         }
         ImGui::EndCombo();
     }
-    if (!status_.scene_description.empty() && ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s", status_.scene_description.c_str());
     ImGui::Text("Solver: %s (%dD)", status_.solver.c_str(), scene_.dimension());
 
     // Backend: CUDA disabled, with the reason, when no GPU is usable.
@@ -217,6 +255,30 @@ void Panels::ui_simulation() {
         if (ImGui::SliderInt("steps/frame", &spf, 1, 200)) host_.set_steps_per_frame(spf);
     }
     ImGui::Text("t = %.5g s   step %lld", status_.time, static_cast<long long>(status_.steps));
+    // How fast simulated time goes against the clock (over the last second or so), in real
+    // time mode: a slow simulation says so instead of looking like slow motion.
+    const double now = ImGui::GetTime();
+    if (status_.time < ratio_sim_ || status_.steps < ratio_steps_) {  // reset or stepped back
+        ratio_sim_ = status_.time;
+        ratio_wall_ = now;
+        ratio_ = -1;
+    }
+    ratio_steps_ = status_.steps;
+    if (now - ratio_wall_ >= 1.0) {
+        ratio_ = status_.running ? (status_.time - ratio_sim_) / (now - ratio_wall_) : -1;
+        ratio_sim_ = status_.time;
+        ratio_wall_ = now;
+    }
+    if (status_.running && status_.realtime && ratio_ >= 0) {
+        ImGui::SameLine();
+        if (ratio_ < 0.95)
+            ImGui::TextColored(ImVec4(1.0f, 0.7f, 0.3f, 1.0f), "%.2fx real time", ratio_);
+        else
+            ImGui::TextDisabled("real time");
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("Simulated seconds per second of the clock, over the last second: below 1 the steps "
+                              "take longer than the time they simulate");
+    }
 
     ImGui::Separator();
     // Colour by any field the solver names.
@@ -707,6 +769,38 @@ void Panels::ui_help() {
     ImGui::TextUnformatted("Parameters marked (R) apply on Reset; the others at the next step.\n"
                            "Hover any control for its meaning, unit and source.");
     ImGui::End();
+}
+
+// Gravity's direction as an arrow in the bottom-left corner of the view (W/A/S/D turn it), as
+// the view shows it in 3D, with its magnitude.
+void Panels::ui_gravity() {
+    if (!status_.params.contains("gravity") || !status_.params.contains("gravity_direction")) return;
+    const nlohmann::json& d = status_.params["gravity_direction"];
+    glm::dvec3 dir(0.0);
+    for (std::size_t k = 0; k < d.size() && k < 3; ++k) dir[static_cast<int>(k)] = d[k].get<double>();
+    const double g = status_.params["gravity"].get<double>();
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    const ImVec2 c(std::max(view_.free_left, vp->WorkPos.x) + 46, vp->WorkPos.y + vp->WorkSize.y - 58);
+    ImDrawList* draw = ImGui::GetBackgroundDrawList();
+    const float r = 26.0f;
+    draw->AddCircleFilled(c, r + 4, IM_COL32(20, 22, 28, 170));
+    draw->AddCircle(c, r + 4, IM_COL32(120, 120, 130, 200));
+    const glm::vec2 s = scene_.screen_direction(dir);
+    const bool none = !(g > 0) || glm::length(dir) == 0.0;
+    if (!none && glm::length(s) > 0) {
+        const ImVec2 tip(c.x + r * s.x, c.y - r * s.y);
+        const ImVec2 tail(c.x - 0.6f * r * s.x, c.y + 0.6f * r * s.y);
+        const ImU32 col = IM_COL32(255, 200, 90, 255);
+        draw->AddLine(tail, tip, col, 3.0f);
+        const ImVec2 back(-s.x, s.y), side(s.y, s.x);  // screen coordinates: y down
+        draw->AddTriangleFilled(tip, ImVec2(tip.x + 9 * back.x + 5 * side.x, tip.y + 9 * back.y + 5 * side.y),
+                                ImVec2(tip.x + 9 * back.x - 5 * side.x, tip.y + 9 * back.y - 5 * side.y), col);
+    } else if (!none) {
+        draw->AddCircleFilled(c, 5.0f, IM_COL32(255, 200, 90, 255));  // along the view axis
+    }
+    char text[48];
+    std::snprintf(text, sizeof text, none ? "g = 0" : "g %.3g m/s^2", g);
+    draw->AddText(ImVec2(c.x - 0.5f * ImGui::CalcTextSize(text).x, c.y + r + 8), IM_COL32(220, 220, 220, 255), text);
 }
 
 void Panels::ui_legend() {

@@ -53,6 +53,7 @@ private:
     void ui_help();
     void ui_compare();
     void ui_legend();
+    void ui_gravity();
     void ui_errors();
 
     SimulationHost& host_;
@@ -75,6 +76,9 @@ private:
     std::vector<std::vector<double>> stage_history_;
     std::int64_t stage_step_ = -1;
     std::map<std::string, std::pair<double, double>> fixed_ranges_;  // plots whose range the user fixed
+    // Simulated against wall time, for the real-time ratio.
+    double ratio_sim_ = 0.0, ratio_wall_ = 0.0, ratio_ = -1.0;
+    std::int64_t ratio_steps_ = 0;
     bool compare_tab_ = false;  // the Stats panel showed its Compare tab this frame
     float stats_left_ = -1.0f;  // the Stats panel's left edge this frame (-1: hidden), for the legend
 };

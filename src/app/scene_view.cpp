@@ -77,6 +77,16 @@ void SceneView::frame_all(int w, int h, const SimStatus& status, const ViewSetti
     }
 }
 
+glm::vec2 SceneView::screen_direction(const glm::dvec3& world) const {
+    glm::dvec2 d(world.x, world.y);
+    if (dimension_ == 3) {
+        const glm::dvec4 v = glm::dmat4(cam3_.view()) * glm::dvec4(world, 0.0);
+        d = glm::dvec2(v.x, v.y);
+    }
+    const double n = glm::length(d);
+    return n > 1e-6 ? glm::vec2(d / n) : glm::vec2(0.0f);
+}
+
 std::optional<std::string> SceneView::update(SimulationHost& host, const SimStatus& status,
                                              const ViewSettings& settings) {
     // Tell the simulation thread what the frames should carry (only when it changes).

@@ -40,6 +40,9 @@ public:
 
     const FrameData& frame() const { return frame_; }
     int dimension() const { return dimension_; }
+    // A world direction as the view shows it: its screen direction (x right, y up, unit length;
+    // zero when it points along the view axis).
+    glm::vec2 screen_direction(const glm::dvec3& world) const;
     // The auto colour range: over the drawn values (boundary particles are NaN: skipped).
     const float* data_range() const { return data_range_; }
 

@@ -111,7 +111,8 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
                    "frames; KEY*N holds it N frames, each counted as 1/30 s); the window closes when "
                    "the script ends unless --frames says later");
     app.add_flag("--step-per-frame", o.fixed_steps,
-                 "Desktop window: one step per frame instead of real time (for reproducible scripts)");
+                 "Desktop window: one step per frame instead of real time, each frame waiting for its step "
+                 "(a key script then gives the same run every time)");
     std::string size;
     app.add_option("--size", size, "Desktop window size WIDTHxHEIGHT (default 1440x900)");
     app.add_flag("--bench", o.bench,

@@ -40,7 +40,7 @@ void VortexSolver::register_params() {
         r.add_int({p + "vortons", "Vortons", g, "", "Vortons along the ring (alpha = Gamma dl each).", 3, 100000, false,
                    R},
                   &ring.vortons);
-        r.add_int({p + "tracers", "Tracers", g, "", "Tracers seeded around the ring's core.", 0, 10000000, false, R},
+        r.add_int({p + "tracers", "Ring tracers", g, "", "Tracers seeded around the ring's core.", 0, 10000000, false, R},
                   &ring.tracers);
     }
     r.add_vec({"vorton_box", "Vorton block", "Scene", "m",
@@ -58,7 +58,9 @@ void VortexSolver::register_params() {
     r.add_vec({"tracer_box", "Tracer block", "Scene", "m", "Where the tracers start (empty when x1 <= x0).", -1e3,
                1e3, false, R},
               s_.tracer_box, 6);
-    r.add_int({"tracers", "Tracers", "Scene", "", "Tracers seeded at random in the tracer block.", 0, 100000000,
+    r.add_int({"tracers", "Block tracers", "Scene", "",
+               "Tracers seeded at random in the tracer block (the rings seed their own: ring_tracers; "
+               "the Stats panel counts them all as n_tracers).", 0, 100000000,
                false, R},
               &s_.tracers);
     r.add_int({"max_vortons", "Max vortons", "Scene", "",
