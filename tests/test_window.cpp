@@ -184,6 +184,50 @@ TEST(Window, RecordsGifAndMp4) {
     }
 }
 
+// Mean absolute difference of two RGB images over the rectangle [x0, x1) x [y0, y1).
+double mean_difference(const unsigned char* a, const unsigned char* b, int w, int x0, int y0, int x1, int y1) {
+    double sum = 0;
+    long n = 0;
+    for (int y = y0; y < y1; ++y)
+        for (int x = x0; x < x1; ++x)
+            for (int c = 0; c < 3; ++c, ++n) sum += std::abs(a[3 * (y * w + x) + c] - b[3 * (y * w + x) + c]);
+    return sum / std::max(1L, n);
+}
+
+TEST(Window, RecordingsAreCleanAndCompleteFromTheFirstFrame) {
+    // One video frame a step (--step-per-frame): the last one is the window's own screenshot of
+    // that frame (no banner, no mark), and the first already has the panels in place.
+    TempDir dir("clean");
+    const std::string video = dir / "clip.mp4", shot = dir / "shot.png";
+    const auto r = run_window("--size 640x400 --step-per-frame --frames 20 --record " + video + " --screenshot " + shot);
+    ASSERT_EQ(r.status, 0) << r.output;
+    const auto x = fs_test::run_program_with_prefix(
+        "ffmpeg -v error -i " + video + " " + (dir / "f%03d.png") + " && true #", "");
+    ASSERT_EQ(x.status, 0) << x.output;
+    int frames = 0;
+    while (std::filesystem::exists(dir / ([&] {
+               char n[16];
+               std::snprintf(n, sizeof n, "f%03d.png", frames + 1);
+               return std::string(n);
+           }())))
+        ++frames;
+    EXPECT_EQ(frames, 17) << "frames 4 to 20, one video frame each";
+    int w = 0, h = 0, c = 0, w1 = 0, h1 = 0, w2 = 0, h2 = 0;
+    unsigned char* ref = stbi_load(shot.c_str(), &w, &h, &c, 3);
+    unsigned char* last = stbi_load((dir / "f017.png").c_str(), &w1, &h1, &c, 3);
+    unsigned char* first = stbi_load((dir / "f001.png").c_str(), &w2, &h2, &c, 3);
+    ASSERT_TRUE(ref && last && first);
+    ASSERT_EQ(w1, w);
+    ASSERT_EQ(h1, h);
+    // The whole last frame matches the screenshot to the video's compression.
+    EXPECT_LT(mean_difference(ref, last, w, 0, 0, w, h), 4.0);
+    // The first frame's left column (the Simulation and Parameters panels) is the screenshot's.
+    EXPECT_LT(mean_difference(ref, first, w, 0, 30, 240, h), 12.0);
+    stbi_image_free(ref);
+    stbi_image_free(last);
+    stbi_image_free(first);
+}
+
 TEST(Window, VideoRecordsAnMp4AndAGifBesideTheWorkingDirectory) {
     TempDir dir("video");
     const auto r = run_window_in(dir, "--size 640x400 --frames 15 --video");

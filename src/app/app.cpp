@@ -61,7 +61,8 @@ private:
     SDL_Window* window_ = nullptr;
     SDL_GLContext gl_ = nullptr;
     bool quit_ = false;
-    bool reframe_ = false;  // frame all once this frame's panels have given the free area
+    bool reframe_ = false;
+    std::chrono::steady_clock::time_point record_start_{};  // frame all once this frame's panels have given the free area
     int exit_code_ = kExitOk;
 
     SimStatus status_;
@@ -214,7 +215,10 @@ void App::take_screenshot(const std::string& path) {
 void App::start_recording(const std::vector<std::string>& paths, bool print) {
     try {
         capture_.start(paths, print);
-        panels_.note("recording " + capture_.paths() + " (V or Esc stops)");
+        record_start_ = std::chrono::steady_clock::now();
+        // No notice: it would be in every recorded frame. The window's title and a red mark
+        // drawn after the frame is taken say that it records.
+        SDL_SetWindowTitle(window_, ("fluid-sandbox - recording " + capture_.paths() + " (V or Esc stops)").c_str());
     } catch (const std::exception& e) {
         panels_.show_problem(e.what());
     }
@@ -233,6 +237,7 @@ void App::toggle_recording() {
 
 void App::stop_recording() {
     const std::string done = capture_.stop();
+    if (window_) SDL_SetWindowTitle(window_, "fluid-sandbox");
     if (!done.empty() && ImGui::GetCurrentContext()) panels_.note(done);
 }
 
@@ -242,6 +247,7 @@ int App::run() {
         shutdown();
         return kExitBadInput;
     }
+    view_.record_realtime = !o_.fixed_steps;  // --step-per-frame: a video frame per step
     if (!o_.record_path.empty()) toggle_recording();
     if (o_.video) start_recording(fresh_paths("video", {".mp4", ".gif"}), true);
 
@@ -312,9 +318,12 @@ int App::run() {
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
         ++frame_index_;
-        if (capture_.recording()) {
+        // Recorded frames are the window as drawn, from the frame the panels have found their
+        // places (a recording started with the window would lack them in its first frames).
+        if (capture_.recording() && frame_index_ > 3) {
             try {
-                capture_.add_frame();
+                const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - record_start_).count();
+                capture_.add_frame(view_.record_realtime ? capture_.frames_due(since) : 1);
             } catch (const std::exception& ex) {
                 panels_.show_problem(ex.what());
             }
@@ -333,6 +342,13 @@ int App::run() {
                 std::cerr << "fluid-sandbox: " << ex.what() << '\n';
                 exit_code_ = kExitSimulationFailed;
             }
+        }
+        if (capture_.recording()) {  // the recording mark: after the frame was taken, so in no frame
+            glEnable(GL_SCISSOR_TEST);
+            glScissor(w - 28, h - 46, 16, 16);
+            glClearColor(0.95f, 0.2f, 0.2f, 1.0f);
+            glClear(GL_COLOR_BUFFER_BIT);
+            glDisable(GL_SCISSOR_TEST);
         }
         SDL_GL_SwapWindow(window_);
         if (last_frame) quit_ = true;

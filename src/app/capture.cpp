@@ -4,6 +4,7 @@
 
 #include <glad/gl.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -51,7 +52,7 @@ void Capture::start(const std::vector<std::string>& paths, bool print) {
     for (const std::string& path : paths) {
         auto recorder = std::make_unique<VideoRecorder>();
         try {
-            recorder->start(path, w, h, 30);
+            recorder->start(path, w, h, kVideoFps);
         } catch (const std::exception&) {
             recorders_.clear();  // none of a set, rather than some (their files are closed)
             throw;
@@ -61,7 +62,13 @@ void Capture::start(const std::vector<std::string>& paths, bool print) {
     print_ = print;
 }
 
-void Capture::add_frame() {
+int Capture::frames_due(double seconds) const {
+    const long long due = static_cast<long long>(seconds * kVideoFps) + 1;  // the first at 0 s
+    return static_cast<int>(std::max(0LL, due - frames()));
+}
+
+void Capture::add_frame(int copies) {
+    if (copies <= 0) return;
     int w = 0, h = 0;
     const auto rgb = read_pixels(w, h);
     std::string problem;
@@ -71,7 +78,7 @@ void Capture::add_frame() {
             continue;
         }
         try {
-            (*it)->add_frame(rgb);
+            for (int k = 0; k < copies; ++k) (*it)->add_frame(rgb);
             ++it;
         } catch (const std::exception& e) {
             if (problem.empty()) problem = e.what();

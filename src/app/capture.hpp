@@ -28,9 +28,14 @@ public:
     // Starts recording into every path at once (the same frames in each); throws
     // std::runtime_error with a one-line reason. `print`: say on stdout what was written.
     void start(const std::vector<std::string>& paths, bool print);
-    // Adds what was drawn last, unless the window changed size since start; throws when ffmpeg
-    // stopped taking frames (that file is then given up, the others go on).
-    void add_frame();
+    // Adds what was drawn last `copies` times (0: not at all), unless the window changed size
+    // since start; throws when ffmpeg stopped taking frames (that file is then given up, the
+    // others go on).
+    void add_frame(int copies = 1);
+    // Video frames (at kVideoFps) owed after `seconds` of wall time since the recording began,
+    // less those written: the copies that keep a real-time recording in step with the clock.
+    int frames_due(double seconds) const;
+    static constexpr int kVideoFps = 30;
     // Finishes the files; returns the window's notice (empty when nothing was recording).
     std::string stop();
 

@@ -127,6 +127,8 @@ void Panels::ui_menu() {
         if (ImGui::MenuItem(capture_.recording() ? "Stop recording" : "Record video", "V"))
             actions_.apply(Action::Record);
         ImGui::MenuItem("Record as GIF (else MP4)", nullptr, &view_.record_gif);
+        ImGui::MenuItem("Record in real time (else a video frame per window frame)", nullptr,
+                        &view_.record_realtime);
         ImGui::Separator();
         if (ImGui::MenuItem("Quit")) actions_.quit();
         ImGui::EndMenu();
@@ -147,10 +149,6 @@ void Panels::ui_menu() {
     }
     ImGui::SameLine(ImGui::GetWindowWidth() - 360);
     ImGui::Text("%.0f fps | %s | %s", fps_, status_.solver.c_str(), status_.running ? "running" : "paused");
-    if (capture_.recording()) {
-        ImGui::SameLine();
-        ImGui::TextColored(ImVec4(1, 0.3f, 0.3f, 1), " REC %d", capture_.frames());
-    }
     ImGui::EndMainMenuBar();
 }
 
@@ -311,14 +309,20 @@ void Panels::ui_simulation() {
     ImGui::Checkbox("velocity vectors", &view_.show_vectors);
     ImGui::SameLine();
     ImGui::Checkbox("domain", &view_.show_domain);
+    if (view_.show_vectors) {
+        ImGui::SetNextItemWidth(0.42f * W);
+        ImGui::SliderFloat("vector scale (s)", &view_.vector_scale, 0.001f, 10.0f, "%.3g", ImGuiSliderFlags_Logarithmic);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("An arrow is the velocity times this many seconds; at most about 1500 are drawn, from "
+                              "every k-th particle");
+    }
     if (status_.has_cells) {
         ImGui::SetNextItemWidth(0.35f * W);
         if (ImGui::Combo("grid cells", &view_.cells_mode, "off\0slice\0all\0"))
             host_.set_cell_overlay(view_.cells_mode != 0);
         if (view_.cells_mode == 1) {
-            ImGui::SameLine();
             ImGui::SetNextItemWidth(0.35f * W);
-            ImGui::SliderFloat("z", &view_.slice_z, 0.0f, 1.0f, "%.2f");
+            ImGui::SliderFloat("slice z (of the depth)", &view_.slice_z, 0.0f, 1.0f, "%.2f");
         }
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("Cells by kind: fluid blue, air pale, solid grey (a slice across z, or every "
@@ -836,6 +840,19 @@ void Panels::ui_legend() {
     ImGui::SameLine(width - ImGui::CalcTextSize("0000000").x + 8);
     ImGui::Text("%.4g", hi);
     if (!view_.auto_range) ImGui::TextDisabled("fixed range");
+    if (status_.has_cells && view_.cells_mode != 0) {  // the cell overlay's colours (scene_view.cpp)
+        ImGui::Separator();
+        const ImVec4 kinds[3] = {ImVec4(0.85f, 0.88f, 0.95f, 1), ImVec4(0.20f, 0.45f, 0.95f, 1), ImVec4(0.50f, 0.50f, 0.52f, 1)};
+        const char* names[3] = {"air", "fluid", "solid"};
+        ImGui::TextUnformatted("cells:");
+        for (int k = 0; k < 3; ++k) {
+            ImGui::SameLine();
+            ImGui::ColorButton(names[k], kinds[k], ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
+            ImGui::SameLine(0, 3);
+            ImGui::TextUnformatted(names[k]);
+        }
+        if (view_.cells_mode == 1) ImGui::TextDisabled("slice at z = %.2f of the depth", view_.slice_z);
+    }
     ImGui::End();
 }
 

@@ -19,6 +19,7 @@ void SceneView::init(SDL_Window* window) {
     particles_.init();
     lines_.init();
     meshes_.init();
+    cells_.init();
 }
 
 void SceneView::release() {
@@ -27,6 +28,7 @@ void SceneView::release() {
     particles_.release();
     lines_.release();
     meshes_.release();
+    cells_.release();
 }
 
 void SceneView::drag(glm::dvec2 by, bool left_button) {
@@ -151,8 +153,11 @@ void SceneView::draw(int w, int h, const SimStatus& status, const ViewSettings& 
         lines_.add_box(glm::vec3(frame_.lo[0], frame_.lo[1], frame_.lo[2]),
                        glm::vec3(frame_.hi[0], frame_.hi[1], frame_.hi[2]), glm::vec4(0.8f, 0.8f, 0.85f, 1.0f));
     if (settings.show_vectors && frame_.velocity.size() == frame_.position.size()) {
+        // At most about 1500 arrows, from every k-th particle (the particles lie in cell order, so
+        // the ones drawn spread over the whole liquid): a readable field, not a mass of lines.
         const float s = settings.vector_scale;
-        for (int i = 0; i < frame_.count; ++i) {
+        const int stride = std::max(1, (frame_.count + 1499) / 1500);
+        for (int i = 0; i < frame_.count; i += stride) {
             const float* p = &frame_.position[static_cast<std::size_t>(i) * 3];
             const float* v = &frame_.velocity[static_cast<std::size_t>(i) * 3];
             lines_.add(glm::vec3(p[0], p[1], p[2]), glm::vec3(p[0] + s * v[0], p[1] + s * v[1], p[2] + s * v[2]),
@@ -187,23 +192,29 @@ void SceneView::draw(int w, int h, const SimStatus& status, const ViewSettings& 
             }
         }
     }
-    add_cells(settings);
     meshes_.draw(view_proj, is3d ? glm::vec3(0.3f, 0.8f, 0.5f) : glm::vec3(0.0f, 0.0f, 1.0f));
+    cells_.clear();
+    add_cells(settings);
     const float lo = settings.auto_range ? data_range_[0] : settings.range[0];
     const float hi = settings.auto_range ? data_range_[1] : settings.range[1];
     if (is3d) glEnable(GL_DEPTH_TEST);
     particles_.draw(view_proj, view, is3d, static_cast<float>(frame_.radius * settings.size_scale),
                     settings.colormap, lo, hi, h);
+    // The cells after the particles: a slice over them, translucent (it lay hidden under them
+    // before), every cell's box against the particles' depth.
+    if (settings.cells_mode == 1) glDisable(GL_DEPTH_TEST);
+    cells_.draw(view_proj, is3d ? glm::vec3(0.3f, 0.8f, 0.5f) : glm::vec3(0.0f, 0.0f, 1.0f));
+    if (is3d) glEnable(GL_DEPTH_TEST);
     lines_.draw(view_proj);
     glDisable(GL_DEPTH_TEST);
 }
 
 // The cell overlay: a slice of cells across z (every kind, air pale) or every fluid and solid cell
-// as a box shrunk to 60% (so the cells stay apart), drawn with the obstacles.
+// as a box shrunk to 60% (so the cells stay apart). Colours: ViewSettings' legend (panels).
 void SceneView::add_cells(const ViewSettings& settings) {
     const CellGrid& c = frame_.cells;
     if (settings.cells_mode == 0 || c.kind.empty()) return;
-    const glm::vec4 colour[3] = {glm::vec4(0.85f, 0.88f, 0.95f, 0.18f), glm::vec4(0.20f, 0.45f, 0.95f, 0.55f),
+    const glm::vec4 colour[3] = {glm::vec4(0.85f, 0.88f, 0.95f, 0.18f), glm::vec4(0.20f, 0.45f, 0.95f, 0.75f),
                                  glm::vec4(0.50f, 0.50f, 0.52f, 0.9f)};
     const float dx = static_cast<float>(c.dx);
     const glm::vec3 o(c.origin[0], c.origin[1], c.origin[2]);
@@ -214,7 +225,7 @@ void SceneView::add_cells(const ViewSettings& settings) {
         for (int j = 0; j < c.n[1]; ++j)
             for (int i = 0; i < c.n[0]; ++i) {
                 const float x0 = o.x + i * dx, y0 = o.y + j * dx;
-                meshes_.add_quad_2d({x0, y0}, {x0 + dx, y0}, {x0 + dx, y0 + dx}, {x0, y0 + dx},
+                cells_.add_quad_2d({x0, y0}, {x0 + dx, y0}, {x0 + dx, y0 + dx}, {x0, y0 + dx},
                                     colour[std::min<int>(kind(i, j, k), 2)], z);
             }
         return;
@@ -227,7 +238,7 @@ void SceneView::add_cells(const ViewSettings& settings) {
                 const int t = kind(i, j, k);
                 if (t == CellGrid::Air) continue;
                 const glm::vec3 lo = o + dx * glm::vec3(i + 0.2f, j + 0.2f, k + 0.2f);
-                meshes_.add_box(lo, lo + glm::vec3(0.6f * dx), colour[std::min(t, 2)]);
+                cells_.add_box(lo, lo + glm::vec3(0.6f * dx), colour[std::min(t, 2)]);
                 ++boxes;
             }
 }

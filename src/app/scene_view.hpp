@@ -68,6 +68,7 @@ private:
     bool velocity_overlay_ = false;  // likewise
     render::LineRenderer lines_;
     render::MeshRenderer meshes_;
+    render::MeshRenderer cells_;  // the cell overlay, drawn after the particles, depth-tested
 };
 
 }  // namespace fs

@@ -31,6 +31,10 @@ struct ViewSettings {
     char export_path[256] = "export.usda";
     int export_every = 1;
     bool record_gif = false;
+    // How a recording is timed: true, with the clock (a frame shown for a tenth of a second fills
+    // three video frames; a fast window's extra frames are dropped); false, one video frame per
+    // window frame (with --step-per-frame, one per step).
+    bool record_realtime = true;
 };
 
 }  // namespace fs
