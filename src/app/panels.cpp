@@ -881,7 +881,8 @@ void Panels::ui_errors() {
             }
         } else {
             ImGui::TextDisabled("%s", status_.error_paused
-                                          ? "The simulation is paused; the previous scene and your settings are kept."
+                                          ? "The simulation is paused at the last good step (Step back goes further "
+                                            "back); your settings are kept."
                                           : "The current scene keeps running, with your settings.");
             if (ImGui::Button("OK", ImVec2(120, 0))) {
                 popup_error_.clear();

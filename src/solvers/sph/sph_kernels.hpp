@@ -151,6 +151,7 @@ struct Sums {
     long long neighbors = 0;
     long long fluid = 0;
     long long nonfinite = 0;
+    long long outside = 0;  // fluid particles outside the search grid's box (the walls and their padding)
 };
 
 struct SumsOp {
@@ -167,6 +168,7 @@ struct SumsOp {
         s.neighbors = a.neighbors + b.neighbors;
         s.fluid = a.fluid + b.fluid;
         s.nonfinite = a.nonfinite + b.nonfinite;
+        s.outside = a.outside + b.outside;
         return s;
     }
 };

@@ -269,6 +269,8 @@ public:
         auto count = neighbors_.cview();
         auto acc = acc_.cview();
         const double m = c.mass, rho0 = c.rho0, h = c.h;
+        const dvec2 box_lo = c.grid.origin;
+        const dvec2 box_hi = c.grid.origin + dvec2(c.grid.nx / c.grid.inv_cell.x, c.grid.ny / c.grid.inv_cell.y);
         return exec_.transform_reduce(
             size(), Sums{},
             FS_LAMBDA(int i) {
@@ -287,6 +289,7 @@ public:
                 if (x.y < h) s.front_x = x.x;
                 s.neighbors = count[i];
                 s.fluid = 1;
+                s.outside = (x.x < box_lo.x || x.y < box_lo.y || x.x > box_hi.x || x.y > box_hi.y) ? 1 : 0;
                 return s;
             },
             SumsOp{});

@@ -359,6 +359,15 @@ double SphSolver::finish_step(Stats& out) {
         throw SimulationError(step + "max_speed " + std::to_string(max_speed) +
                               " m/s exceeds twice the speed of sound " + std::to_string(s_.speed_of_sound) +
                               " m/s (raise speed_of_sound, lower cfl)");
+    // Particles outside the box are beyond the search grid (it clamps them into its border
+    // cells) and off the view: with no walls (boundary_layers 0) under gravity, the fluid falls
+    // out of the box, which is a failure to say, not a run to go on with.
+    if (s.outside > 0)
+        throw SimulationError(step + std::to_string(s.outside) + " fluid particle(s) left the box" +
+                              (s_.boundary_layers == 0
+                                   ? " (boundary_layers is 0: no walls hold the fluid; give the box walls, 3 layers "
+                                     "for the WCSPH assignment's support of 2 spacings)"
+                                   : " through its walls (lower cfl, or raise speed_of_sound)"));
     last_max_speed_ = max_speed;
     last_max_accel_ = std::sqrt(s.max_accel2);
     s_.time_step = dt_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "solvers/common/gravity.hpp"
@@ -159,9 +160,15 @@ double VortexSolver::finish_step(Stats& out) {
     check_growth(s, c.remesh, step);
     // A runaway: a speed that would force a step a hundred times shorter than the set one.
     const double bound = 100.0 * s_.cfl * s_.core_radius / s_.dt;
-    if (last_max_speed_ > bound)
-        throw SimulationError(step + "max_speed " + std::to_string(last_max_speed_) + " m/s exceeds " +
-                              std::to_string(bound) + " m/s (100 cfl core_radius / dt): the flow has run away");
+    if (last_max_speed_ > bound) {
+        char what[320];
+        std::snprintf(what, sizeof what,
+                      "max_speed %.4g m/s: a vorton would cross a hundred times its core in one step (the limit "
+                      "at these settings is 100 cfl core_radius / dt = %.4g m/s): the flow has run away; try a "
+                      "smaller dt or a thicker core_radius",
+                      last_max_speed_, bound);
+        throw SimulationError(step + what);
+    }
     const GridInfo gi = engine_->grid_info();
     s_.time_step = dt_;
     s_.grid_nodes = gi.built ? gi.grid.nodes() : 0;
