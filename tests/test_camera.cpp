@@ -291,3 +291,53 @@ TEST(Camera3D, ProjectionDepthRangeFollowsDistance) {
 }
 
 }  // namespace
+
+namespace {
+
+// Framing into the columns side panels leave free (the window at 1024 x 768 with panels 266
+// points wide: columns [274, 750)). Every corner of the box lands inside them, and the box
+// fills most of their width or height.
+TEST(CameraFraming, A2DBoxFitsBetweenThePanels) {
+    for (const auto& [lo, hi] : {std::pair{glm::dvec2(-0.03, -0.03), glm::dvec2(1.03, 1.03)},
+                                 std::pair{glm::dvec2(-0.03, -0.03), glm::dvec2(2.03, 1.03)}}) {
+        Camera2D cam;
+        const double left = 274, right = 750;
+        cam.frame_in(lo, hi, left, right, 1024, 768);
+        double x0 = 1e9, x1 = -1e9;
+        for (glm::dvec2 c : {lo, hi, glm::dvec2(lo.x, hi.y), glm::dvec2(hi.x, lo.y)}) {
+            const glm::dvec2 p = cam.world_to_screen(c, 1024, 768);
+            EXPECT_GE(p.x, left - 1e-9);
+            EXPECT_LE(p.x, right + 1e-9);
+            EXPECT_GE(p.y, 0.0);
+            EXPECT_LE(p.y, 768.0);
+            x0 = std::min(x0, p.x);
+            x1 = std::max(x1, p.x);
+        }
+        EXPECT_NEAR(0.5 * (x0 + x1), 0.5 * (left + right), 1e-6) << "centred in the columns";
+        EXPECT_GT(x1 - x0, 0.85 * (right - left)) << "the narrow axis decides: it fills the columns' width";
+    }
+}
+
+TEST(CameraFraming, A3DBoxFitsBetweenThePanels) {
+    Camera3D cam;
+    cam.yaw = 0.55;
+    cam.pitch = 0.45;
+    const glm::dvec3 lo(0, 0, 0), hi(1, 0.6, 0.4);
+    const double left = 340, right = 1092;  // 1440 wide, panels 340 wide
+    cam.frame_in(lo, hi, left, right, 1440, 900);
+    const glm::mat4 vp = cam.view_proj(1440, 900);
+    double x0 = 1e9, x1 = -1e9;
+    for (int k = 0; k < 8; ++k) {
+        const glm::dvec3 c(k & 1 ? hi.x : lo.x, k & 2 ? hi.y : lo.y, k & 4 ? hi.z : lo.z);
+        const glm::dvec2 p = project(vp, c, 1440, 900);
+        x0 = std::min(x0, p.x);
+        x1 = std::max(x1, p.x);
+        EXPECT_GE(p.y, 0.0);
+        EXPECT_LE(p.y, 900.0);
+    }
+    EXPECT_GE(x0, left);
+    EXPECT_LE(x1, right);
+    EXPECT_GT(x1 - x0, 0.6 * (right - left)) << "framed, not lost in the middle";
+}
+
+}  // namespace

@@ -130,3 +130,71 @@ TEST(RealTimePacer, AnInterruptedFrameCarriesItsDebtAndRestartForgetsIt) {
 }
 
 }  // namespace
+
+// ---- The Stats panel's plot ranges and the colour range's floor (app/plot_scale) -------------
+
+#include "app/plot_scale.hpp"
+#include "io/scene.hpp"
+#include "solvers/solvers.hpp"
+
+TEST(PlotScale, NoiseOnAConstantStaysAFlatLine) {
+    // fluid_volume changing in its fourth digit: the range is at least 2% of the mean, so
+    // 0.3% of noise spans less than a sixth of the plot.
+    std::vector<float> volume;
+    for (int k = 0; k < 100; ++k) volume.push_back(0.0625f * (1.0f + 0.0015f * ((k % 7) - 3) / 3.0f));
+    const auto [lo, hi] = fs::plot_range(volume, fs::plot_scale("fluid_volume"));
+    const auto [vlo, vhi] = std::minmax_element(volume.begin(), volume.end());
+    EXPECT_LT((*vhi - *vlo) / (hi - lo), 1.0 / 6.0);
+    EXPECT_LE(lo, *vlo);
+    EXPECT_GE(hi, *vhi);
+    // A kinetic energy of 1e-16 J at rest: the floor of 1e-9 J, from zero.
+    const std::vector<float> ke(50, 7e-16f);
+    const auto [klo, khi] = fs::plot_range(ke, fs::plot_scale("kinetic_energy"));
+    EXPECT_EQ(klo, 0.0);
+    EXPECT_GE(khi - klo, 1e-9);
+    // A quantity that really changes keeps its own range.
+    const std::vector<float> rising = {0.0f, 10.0f, 20.0f, 30.0f};
+    const auto [rlo, rhi] = fs::plot_range(rising, fs::plot_scale("kinetic_energy"));
+    EXPECT_EQ(rlo, 0.0);
+    EXPECT_EQ(rhi, 30.0);
+}
+
+TEST(PlotScale, EveryReportedStatHasItsScaleAndUnit) {
+    // Every scalar stat of each solver (a scene of each, coarsened, one step) has a floor, so no
+    // plot rescales round-off to fill itself.
+    const std::pair<const char*, std::vector<std::string>> scenes[] = {
+        {"default", {"n_particles=300"}},
+        {"sph_barrier", {"spacing=0.04"}},
+        {"flip_dam_break", {"resolution=12"}},
+        {"vortex_plate_flames", {"tracers=100"}}};
+    for (const auto& [name, sets] : scenes) {
+        const fs::Scene scene = fs::load_scene(std::string(FS_SOURCE_DIR) + "/scenes/" + name + ".json", fs::solver_names());
+        auto solver = fs::find_solver_kind(scene.solver)->make(fs::Backend::Cpu);
+        fs::apply_scene_params(*solver, scene, sets);
+        solver->reset();
+        solver->step();
+        for (const fs::Stat& st : solver->stats().items()) {
+            if (st.is_vector || st.name == "step" || st.name == "t") continue;
+            EXPECT_TRUE(fs::plot_scale(st.name).floor > 0) << name << ": " << st.name;
+        }
+    }
+    EXPECT_EQ(fs::plot_scale("max_speed").unit, "m/s");
+    EXPECT_EQ(fs::plot_scale("body3_heat").unit, "J");
+    EXPECT_TRUE(fs::plot_scale("collisions").count);
+}
+
+TEST(PlotScale, StillWaterIsDrawnInTheLowColour) {
+    // Speeds of round-off (1e-9 to 1e-7 m/s) against the 0.01 m/s floor: all in the lowest
+    // hundredth of the map.
+    const double floor = fs::colour_range_floor("m/s");
+    EXPECT_EQ(floor, 0.01);
+    EXPECT_LT((1.08e-7 - 1.35e-9) / floor, 0.01);
+    EXPECT_EQ(fs::colour_range_floor("Pa"), 1.0);
+    EXPECT_EQ(fs::colour_range_floor(""), 0.0) << "ids and kinds keep their own range";
+}
+
+TEST(PlotScale, RunningMedianIgnoresOneSlowStep) {
+    std::vector<double> ms(30, 0.014);
+    ms.push_back(20.0);  // one step descheduled on a busy machine
+    EXPECT_DOUBLE_EQ(fs::running_median(ms, 31), 0.014);
+}

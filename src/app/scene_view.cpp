@@ -63,20 +63,17 @@ void SceneView::frame_all(int w, int h, const SimStatus& status, const ViewSetti
         left = 0.0;
         right = w;
     }
-    const double free_w = right - left;
-    const double shift = 0.5 * (left + right) - 0.5 * w;  // the free area's centre, from the window's
     if (dimension_ == 2) {
-        cam2_.frame({frame_.lo[0], frame_.lo[1]}, {frame_.hi[0], frame_.hi[1]}, static_cast<int>(free_w), h);
-        cam2_.pan_pixels({shift, 0.0});
+        cam2_.frame_in({frame_.lo[0], frame_.lo[1]}, {frame_.hi[0], frame_.hi[1]}, left, right, w, h);
     } else {
         if (framed_scene_ != status.scene_path) {  // a new scene: a three-quarter view from above
             cam3_.yaw = 0.55;
             cam3_.pitch = 0.45;
         }
-        cam3_.frame({frame_.lo[0], frame_.lo[1], frame_.lo[2]}, {frame_.hi[0], frame_.hi[1], frame_.hi[2]},
-                    free_w > 0 && h > 0 ? free_w / h : 1.0);
-        cam3_.pan_pixels({shift, 0.0}, h);
+        cam3_.frame_in({frame_.lo[0], frame_.lo[1], frame_.lo[2]}, {frame_.hi[0], frame_.hi[1], frame_.hi[2]}, left,
+                       right, w, h);
     }
+}
 }
 
 glm::vec2 SceneView::screen_direction(const glm::dvec3& world) const {

@@ -71,6 +71,12 @@ void Camera2D::frame(glm::dvec2 lo, glm::dvec2 hi, int width, int height, double
     if (ppu > 0.0 && std::isfinite(ppu)) pixels_per_unit = ppu;
 }
 
+void Camera2D::frame_in(glm::dvec2 lo, glm::dvec2 hi, double left, double right, int width, int height,
+                        double margin) {
+    frame(lo, hi, static_cast<int>(std::max(1.0, right - left)), height, margin);
+    pan_pixels({0.5 * (left + right) - 0.5 * positive(width), 0.0});  // the columns' centre
+}
+
 // ---------------------------------------------------------------------------------------------
 // Camera3D. Spherical coordinates about the target: the eye sits at
 // target + distance (cos(pitch) sin(yaw), sin(pitch), cos(pitch) cos(yaw)).
@@ -139,6 +145,15 @@ void Camera3D::frame(glm::dvec3 lo, glm::dvec3 hi, double aspect, double margin)
     const double half_v = 0.5 * fov_y;
     const double half_h = std::atan(aspect * std::tan(half_v));
     distance = std::max(radius / std::sin(std::min(half_v, half_h)), min_distance);
+}
+
+void Camera3D::frame_in(glm::dvec3 lo, glm::dvec3 hi, double left, double right, int width, int height,
+                        double margin) {
+    // Fit as if the viewport were the columns alone (their aspect), then slide the view sideways
+    // so that the target, at the middle of the columns' width of the picture, lands there.
+    const double cols = std::max(1.0, right - left);
+    frame(lo, hi, cols / positive(height), margin);
+    pan_pixels({0.5 * (left + right) - 0.5 * positive(width), 0.0}, height);
 }
 
 }  // namespace fs::render

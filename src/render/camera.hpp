@@ -32,6 +32,9 @@ struct Camera2D {
     // Centres the box [lo, hi] and zooms so that it fills the viewport less `margin` (a fraction
     // of the viewport) on each side of its limiting axis; aspect is kept (square pixels).
     void frame(glm::dvec2 lo, glm::dvec2 hi, int width, int height, double margin = 0.05);
+    // The same into the columns [left, right) of the viewport (the area side panels leave free).
+    void frame_in(glm::dvec2 lo, glm::dvec2 hi, double left, double right, int width, int height,
+                  double margin = 0.05);
 };
 
 // Orbit camera for 3D solvers: it looks at `target` from `distance` away, turned by yaw about the
@@ -70,6 +73,9 @@ struct Camera3D {
     // Aims at the centre of the box [lo, hi] and backs off until its bounding sphere, grown by
     // `margin`, fits in both the vertical and the horizontal field of view. Keeps yaw and pitch.
     void frame(glm::dvec3 lo, glm::dvec3 hi, double aspect, double margin = 0.05);
+    // The same into the columns [left, right) of a width x height viewport.
+    void frame_in(glm::dvec3 lo, glm::dvec3 hi, double left, double right, int width, int height,
+                  double margin = 0.05);
 
     void clamp_pitch();
 };
