@@ -57,7 +57,7 @@ TEST(Scene, SyntaxErrorsGiveLineAndColumn) {
 TEST(Scene, KeysAreCheckedWithDidYouMean) {
     const std::string top = load_error(R"({"solver":"euler","parms":{}})");
     expect_has(top, "s.json: parms: unknown key; did you mean 'params'?");
-    expect_has(top, "allowed: solver, title, description, params");
+    expect_has(top, "allowed: solver, title, description, color_field, params");
     expect_has(load_error(R"({"params":{}})"), "s.json: solver: missing");
     expect_has(load_error(R"({"solver":"eulr"})"), "unknown solver \"eulr\"; did you mean \"euler\"?");
     expect_has(load_error(R"({"solver":3})"), "s.json: solver: expected a string, got a number");

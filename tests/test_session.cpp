@@ -193,8 +193,10 @@ TEST(SimulationHost, SphPushedPastItsStabilityPausesExplainsAndStepsBack) {
     auto s = host.status();
     ASSERT_FALSE(s.running) << "the blow-up never came";
     EXPECT_TRUE(s.error_paused);
+    // Either symptom of a fluid too soft for its flow: faster than twice the speed of sound, or
+    // (first, here) a particle pushed through the walls; each names the speed against c_s.
     EXPECT_NE(s.error.find("max_speed"), std::string::npos) << s.error;
-    EXPECT_NE(s.error.find("exceeds twice the speed of sound"), std::string::npos) << s.error;
+    EXPECT_NE(s.error.find("speed of sound"), std::string::npos) << s.error;
     EXPECT_NE(s.error.find("paused at step " + std::to_string(s.steps) + ", the last good state"), std::string::npos)
         << s.error;
     EXPECT_NE(s.error.find("try a larger speed of sound"), std::string::npos)

@@ -74,7 +74,6 @@ void SceneView::frame_all(int w, int h, const SimStatus& status, const ViewSetti
                        right, w, h);
     }
 }
-}
 
 glm::vec2 SceneView::screen_direction(const glm::dvec3& world) const {
     glm::dvec2 d(world.x, world.y);

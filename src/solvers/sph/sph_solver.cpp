@@ -367,7 +367,9 @@ double SphSolver::finish_step(Stats& out) {
                               (s_.boundary_layers == 0
                                    ? " (boundary_layers is 0: no walls hold the fluid; give the box walls, 3 layers "
                                      "for the WCSPH assignment's support of 2 spacings)"
-                                   : " through its walls (lower cfl, or raise speed_of_sound)"));
+                                   : " through its walls at max_speed " + number_text(max_speed) +
+                                         " m/s against a speed of sound of " + number_text(s_.speed_of_sound) +
+                                         " m/s (the fluid is too soft for its flow: raise speed_of_sound, lower cfl)"));
     last_max_speed_ = max_speed;
     last_max_accel_ = std::sqrt(s.max_accel2);
     s_.time_step = dt_;
