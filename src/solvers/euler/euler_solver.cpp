@@ -82,7 +82,7 @@ EulerSolver::EulerSolver(Backend backend) : EngineSolver(backend) {
                &s_.contact_stiffness);
     r.add_int({"substeps", "Contact sub-steps", "Diagnostics", "",
                "Soft contact: sub-steps per step, h = tau / substeps <= 0.2 / omega_0 with "
-               "omega_0 = sqrt(k / m_eff) for the lightest pair.", 0, 1e9, true},
+               "omega_0 = sqrt(k / m_eff) for the lightest pair (at most 1000).", 0, 1e9, true},
               &s_.substeps);
     r.add_int({"grid_side", "Grid cells per side", "Diagnostics", "",
                "Cells per axis of the search grid (at least the collision distance wide).", 0,
@@ -157,8 +157,10 @@ Config EulerSolver::config() const {
         // a collision takes about 15 sub-steps and ends within 2% of the restitution asked
         // (measured by EulerSoftContact.TwoBodyRestitution).
         const double omega = std::sqrt(c.stiffness / (0.5 * min_mass_));
+        // At most 1000 sub-steps a step, so that no stiffness in range freezes the program: past
+        // that h omega_0 grows, and beyond 2 the contacts blow up, which the step reports.
         const double n = std::ceil(c.tau * omega / 0.2);
-        c.substeps = static_cast<int>(std::clamp(n, 1.0, 1e6));
+        c.substeps = static_cast<int>(std::clamp(n, 1.0, 1000.0));
         // The grid looks d + skin far, so that it serves the sub-steps until a particle has
         // moved skin/2 (then it is rebuilt): about three steps at the last step's top speed
         // (plus this step's gravity kick), and never under a tenth of d.
