@@ -51,6 +51,15 @@ constexpr Entry kScales[] = {
     {"grid_nodes", "", 1, true},
     {"vorton_contacts", "", 1, true},
     {"heat", "J", 1e-9, false},  // body<N>_heat
+    // ot
+    {"total_energy", "J/m", 1e-9, false},
+    {"transport_energy", "J/m", 1e-9, false},
+    {"area_error", "", 1e-9, false},
+    {"total_area", "m^2", 1e-9, false},
+    {"newton_iterations", "", 1, true},
+    {"cg_iterations", "", 1, true},
+    {"step_halvings", "", 1, true},
+    {"newton_restarts", "", 1, true},
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "solvers/euler/euler_solver.hpp"
 #include "solvers/flip/flip_solver.hpp"
+#include "solvers/ot/ot_solver.hpp"
 #include "solvers/sph/sph_solver.hpp"
 #include "solvers/vortex/vortex_solver.hpp"
 
@@ -17,6 +18,8 @@ const std::vector<SolverKind>& solver_kinds() {
          [](Backend b) { return std::make_unique<flip::FlipSolver>(b); }},
         {"vortex", "3D vortex particles and tracers: Biot-Savart or vortex-in-cell, buoyancy, flames, sphere and polytope bodies",
          [](Backend b) { return std::make_unique<vortex::VortexSolver>(b); }},
+        {"ot", "2D liquid by optimal transport: Laguerre cells of fixed area, damped Newton on their weights, two densities",
+         [](Backend b) { return std::make_unique<ot::OtSolver>(b); }},
     };
     return kinds;
 }

@@ -1,0 +1,70 @@
+// The backend-facing half of the optimal-transport liquid: OtSolver (ot_solver.hpp) owns the
+// parameters and drives one Engine, which owns the state on one backend (Pipeline<Exec>,
+// ot_pipeline.hpp, instantiated once per backend).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "core/frame_pack.hpp"
+#include "solvers/ot/ot_kernels.hpp"
+
+namespace fs::ot {
+
+// The stages of one step (Gallouet & Merigot 2018, the scheme a la Brenier):
+// x += dt v; the cells projected back to their areas (optimal transport); v += dt (the
+// centroids' pull + gravity).
+enum Stage : int { kAdvect = 0, kTransport, kPressure, kForces, kStageCount };
+
+// The whole state in host memory. Weights travel with it: the next step's Newton starts from them.
+struct HostState {
+    std::vector<dvec2> pos, vel;
+    std::vector<double> weight, target, density;
+    std::vector<int> id;
+    template <class S, class F>
+    static void each(S& s, F&& f) {
+        f(s.pos);
+        f(s.vel);
+        f(s.weight);
+        f(s.target);
+        f(s.density);
+        f(s.id);
+    }
+};
+
+// What the last transport stage did.
+struct TransportReport {
+    int newton_iterations = 0;
+    int cg_iterations = 0;        // summed over the Newton iterations
+    int step_halvings = 0;        // of the damped Newton steps
+    double max_area_error = 0.0;  // after the last iteration
+    bool converged = true;
+    bool restarted = false;       // the last step's weights left a cell empty: Newton began from zero
+    long long overflow = 0;
+};
+
+class Engine {
+public:
+    virtual ~Engine() = default;
+    virtual void upload(const HostState& s) = 0;
+    virtual void download(HostState& s) const = 0;
+    virtual int size() const = 0;
+    virtual std::optional<FieldView> view(std::string_view name) const = 0;
+    // Runs a stage; the transport stage's tolerance and iteration caps come with it.
+    virtual void run_stage(int stage, const Config& c, double tolerance, int max_newton) = 0;
+    virtual const TransportReport& report() const = 0;
+    virtual Sums sums(const Config& c) = 0;
+    // The cells at the current weights (computed anew), as polygons in the order of the state's
+    // arrays: cell k has vertices[start[k] .. start[k+1]). For tests and drawing; allocates.
+    virtual void cells(const Config& c, std::vector<dvec2>& vertices, std::vector<int>& start) = 0;
+    // The cells' areas, centroids and pressures (per particle) as the last transport left them.
+    virtual void cell_fields(std::vector<double>& area, std::vector<dvec2>& centroid) const = 0;
+    virtual void synchronize() = 0;
+};
+
+std::unique_ptr<Engine> make_cpu_engine();
+std::unique_ptr<Engine> make_cuda_engine();
+
+}  // namespace fs::ot

@@ -1,0 +1,216 @@
+// Per-cell bodies of the optimal-transport liquid (the particle tutorial's last chapter, seed 000:
+// a liquid whose particles are cells of fixed area), shared by the CPU and CUDA pipelines.
+//
+// A particle i at x_i with weight w_i owns its Laguerre cell (power cell)
+//   L_i = { y in the box : |y - x_i|^2 - w_i <= |y - x_j|^2 - w_j for every j },
+// the box clipped by the power bisectors of the others (semi-discrete optimal transport between
+// the uniform measure on the box and the particles: Kitagawa, Merigot & Thibert 2019, sec. 2).
+// Each cell is computed on its own, as in "Meshless Voronoi on the GPU" (Ray, Sokolov, Lefebvre &
+// Levy 2018), extended here to power diagrams: clip by the neighbours ring by ring of the search
+// grid, and stop when a security radius proves that no farther particle can cut the cell.
+#pragma once
+
+#include <cmath>
+
+#include <glm/glm.hpp>
+
+#include "core/buffer.hpp"
+#include "core/hd.hpp"
+#include "solvers/common/grid2d.hpp"
+
+namespace fs::ot {
+
+using glm::dvec2;
+
+// The most edges a cell may have. Cells of a liquid of equal areas have about six; a cell that
+// would need more is reported (Sums::overflow), never cut short silently.
+constexpr int kMaxEdges = 64;
+// Edge tags for the box's sides (a cell's edge lies on a bisector of neighbour j >= 0, or on one
+// of the walls).
+constexpr int kWall = -1;
+
+// Everything a stage needs, as plain values.
+struct Config {
+    dvec2 lo{0.0, 0.0}, hi{1.0, 1.0};  // the box
+    double dt = 0.005;
+    dvec2 gravity{0.0, -9.81};
+    double epsilon = 0.01;    // the scheme's stiffness time (s): a cell's centroid pulls its particle at 1/eps^2
+    double rho_min = 1.0;     // the lightest fluid's density (kg/m^2): accelerations scale with rho_min / rho_i
+    double weight_max = 0.0;  // the largest weight (the security radius needs it)
+    grid::Grid2 grid;         // the search grid over the box
+};
+
+// A convex polygon and, for each edge k (from v[k] to v[k+1]), what made it: a neighbour's index
+// or kWall.
+struct Poly {
+    int n = 0;
+    dvec2 v[kMaxEdges];
+    int tag[kMaxEdges];
+};
+
+// Keeps the part of p where a.y <= b (Sutherland-Hodgman against one half-plane); the new edge
+// along the line gets `tag`. Returns false when the result would have more than kMaxEdges edges.
+FS_HDI bool clip(Poly& p, dvec2 a, double b, int tag) {
+    Poly out;
+    out.n = 0;
+    auto push = [&](dvec2 v, int t) {
+        if (out.n >= kMaxEdges) return false;
+        out.v[out.n] = v;
+        out.tag[out.n] = t;
+        ++out.n;
+        return true;
+    };
+    for (int k = 0; k < p.n; ++k) {
+        const dvec2 s = p.v[k], e = p.v[(k + 1) % p.n];
+        const double fs_ = a.x * s.x + a.y * s.y - b, fe = a.x * e.x + a.y * e.y - b;
+        if (fs_ <= 0.0) {
+            // s stays. Its edge leaves along the old edge while e stays or the crossing lies
+            // past s; from a vertex on the line with e outside, it runs along the line.
+            if (!push(s, fe > 0.0 && fs_ == 0.0 ? tag : p.tag[k])) return false;
+            if (fs_ < 0.0 && fe > 0.0 && !push(s + (fs_ / (fs_ - fe)) * (e - s), tag)) return false;
+        } else if (fe < 0.0) {  // coming back in: the crossing starts the rest of the old edge
+            if (!push(s + (fs_ / (fs_ - fe)) * (e - s), p.tag[k])) return false;
+        }
+    }
+    p = out;
+    return true;
+}
+
+// Area, centroid and the second moment about x (the integral of |y - x|^2 over the cell) of a
+// polygon, with the vertices taken relative to x for precision (the shoelace sums; the second
+// moment by the same triangle fan: (1/12) sum cross_k (a_k^2 + a_k.b_k + b_k^2)).
+struct Moments {
+    double area = 0.0;
+    dvec2 centroid{0.0, 0.0};
+    double second = 0.0;
+};
+
+FS_HDI Moments moments(const Poly& p, dvec2 x) {
+    double a2 = 0.0, s2 = 0.0;
+    dvec2 c6(0.0);
+    for (int k = 0; k < p.n; ++k) {
+        const dvec2 a = p.v[k] - x, b = p.v[(k + 1) % p.n] - x;
+        const double cross = a.x * b.y - b.x * a.y;
+        a2 += cross;
+        c6 += cross * (a + b);
+        s2 += cross * (a.x * a.x + a.x * b.x + b.x * b.x + a.y * a.y + a.y * b.y + b.y * b.y);
+    }
+    Moments m;
+    m.area = 0.5 * a2;
+    m.centroid = m.area > 0.0 ? x + c6 * (1.0 / (3.0 * a2)) : x;
+    m.second = s2 / 12.0;
+    return m;
+}
+
+// Cell i: the box clipped by the bisectors of the particles the visitor offers, ring by ring.
+// The power bisector of i and j is the line 2 y.(x_j - x_i) = |x_j|^2 - |x_i|^2 + w_i - w_j; its
+// distance from x_i along x_j - x_i is (r^2 + w_i - w_j) / (2 r), r = |x_j - x_i|, never below
+// (r^2 - D) / (2 r) with D = max_j w_j - w_i. So j cannot cut a cell all of whose vertices lie
+// within R of x_i once r >= R + sqrt(R^2 + D): the security radius. Ring k of grid cells holds
+// only particles at least (k - 1) cell widths away, so the search stops after the ring beyond it.
+// Coincident particles (r = 0) have no bisector: the larger weight keeps the cell (the lower
+// index on a tie, like the brute force's argmin), the other's is empty.
+struct CellSearch {
+    grid::Grid2 grid;
+    View<const int> cell_start;  // the grid's cell ranges of slots
+    View<const int> order;       // slot -> particle
+    View<const dvec2> pos;
+    View<const double> weight;
+
+    // Returns false when the cell needs more than kMaxEdges edges.
+    FS_HDI bool cell(int i, const Config& c, Poly& p, int& tests) const {
+        p.n = 4;
+        p.v[0] = c.lo;
+        p.v[1] = dvec2(c.hi.x, c.lo.y);
+        p.v[2] = c.hi;
+        p.v[3] = dvec2(c.lo.x, c.hi.y);
+        for (int k = 0; k < 4; ++k) p.tag[k] = kWall;
+        const dvec2 xi = pos[i];
+        const double wi = weight[i];
+        const int cx = grid.cx(xi.x), cy = grid.cy(xi.y);
+        const double width = fmin(1.0 / grid.inv_cell.x, 1.0 / grid.inv_cell.y);
+        const int rings = grid.nx > grid.ny ? grid.nx : grid.ny;
+        tests = 0;
+        for (int ring = 0; ring <= rings; ++ring) {
+            // Everything not yet visited lies at least (ring - 1) widths from x_i.
+            if (ring >= 2) {
+                double R2 = 0.0;
+                for (int k = 0; k < p.n; ++k) {
+                    const dvec2 d = p.v[k] - xi;
+                    R2 = fmax(R2, d.x * d.x + d.y * d.y);
+                }
+                const double R = sqrt(R2);
+                if ((ring - 1) * width >= R + sqrt(R2 + fmax(0.0, c.weight_max - wi))) break;
+            }
+            for (int y = cy - ring; y <= cy + ring; ++y) {
+                if (y < 0 || y >= grid.ny) continue;
+                const bool edge_row = y == cy - ring || y == cy + ring;
+                for (int x = cx - ring; x <= cx + ring; x += edge_row ? 1 : 2 * ring) {
+                    if (x >= 0 && x < grid.nx) {
+                        const int g = y * grid.nx + x;
+                        for (int s = cell_start[g]; s < cell_start[g + 1]; ++s) {
+                            const int j = order[s];
+                            if (j == i) continue;
+                            ++tests;
+                            const dvec2 xj = pos[j];
+                            const dvec2 a = 2.0 * (xj - xi);
+                            if (a.x == 0.0 && a.y == 0.0) {
+                                // Coincident: the larger weight has the whole cell (the lower
+                                // index on a tie), the other none.
+                                if (weight[j] > wi || (weight[j] == wi && j < i)) {
+                                    p.n = 0;
+                                    return true;
+                                }
+                                continue;
+                            }
+                            const double b = (xj.x * xj.x + xj.y * xj.y) - (xi.x * xi.x + xi.y * xi.y) + wi - weight[j];
+                            if (!clip(p, a, b, j)) return false;
+                            if (p.n == 0) return true;
+                        }
+                    }
+                    if (ring == 0) break;
+                }
+            }
+        }
+        return true;
+    }
+};
+
+// The derivative of cell i's area with respect to w_j for a neighbour j across an edge of length
+// l: l / (2 |x_i - x_j|); with respect to w_i, minus their sum (Kitagawa, Merigot & Thibert 2019,
+// Theorem 1.3: the Hessian of the dual functional is this weighted graph Laplacian).
+FS_HDI double hessian_weight(double length, dvec2 xi, dvec2 xj) {
+    const dvec2 d = xj - xi;
+    return length / (2.0 * sqrt(d.x * d.x + d.y * d.y));
+}
+
+// Per-step sums for the stats; joined in a fixed order by the executors' reductions.
+struct Sums {
+    double kinetic_energy = 0.0;
+    dvec2 momentum{0.0, 0.0};
+    double max_speed2 = 0.0;
+    double potential_energy = 0.0;  // - sum m_i g . x_i
+    double transport_energy = 0.0;  // rho_min / (2 eps^2) sum_i int_{L_i} |y - x_i|^2: the scheme's epsilon term
+    double area = 0.0;              // of all the cells
+    double max_area_error = 0.0;    // max |A_i - T_i| / T_i
+    long long nonfinite = 0;
+    long long overflow = 0;         // cells that needed more than kMaxEdges edges
+};
+
+struct SumsOp {
+    FS_HDI Sums operator()(const Sums& a, const Sums& b) const {
+        Sums s;
+        s.kinetic_energy = a.kinetic_energy + b.kinetic_energy;
+        s.momentum = a.momentum + b.momentum;
+        s.max_speed2 = a.max_speed2 > b.max_speed2 ? a.max_speed2 : b.max_speed2;
+        s.potential_energy = a.potential_energy + b.potential_energy;
+        s.transport_energy = a.transport_energy + b.transport_energy;
+        s.area = a.area + b.area;
+        s.max_area_error = a.max_area_error > b.max_area_error ? a.max_area_error : b.max_area_error;
+        s.nonfinite = a.nonfinite + b.nonfinite;
+        s.overflow = a.overflow + b.overflow;
+        return s;
+    }
+};
+
+}  // namespace fs::ot

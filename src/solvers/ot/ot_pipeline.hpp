@@ -1,0 +1,405 @@
+// The optimal-transport liquid's step, written once over an executor (CpuExec or CudaExec).
+// Member functions that launch kernels are public: nvcc's host-device lambdas may not be defined
+// in private or protected members.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/buffer.hpp"
+#include "core/memory.hpp"
+#include "solvers/common/cell_sort.hpp"
+#include "solvers/ot/ot_engine.hpp"
+
+namespace fs::ot {
+
+template <class Exec>
+class Pipeline final : public Engine {
+public:
+    static constexpr MemorySpace kSpace = Exec::space;
+
+    void upload(const HostState& s) override {
+        pos_.copy_from_host(s.pos);
+        vel_.copy_from_host(s.vel);
+        weight_.copy_from_host(s.weight);
+        target_.copy_from_host(s.target);
+        density_.copy_from_host(s.density);
+        id_.copy_from_host(s.id);
+        const std::size_t n = s.pos.size();
+        for (Buffer<double>* b : {&area_, &second_, &trial_, &rhs_, &x_, &r_, &z_, &p_, &ap_, &diag_}) b->resize(n);
+        centroid_.resize(n);
+        edges_.resize(n);
+        nbr_.resize(n * kMaxEdges);
+        coef_.resize(n * kMaxEdges);
+        cells_valid_ = false;
+    }
+
+    void download(HostState& s) const override {
+        pos_.copy_to_host(s.pos);
+        vel_.copy_to_host(s.vel);
+        weight_.copy_to_host(s.weight);
+        target_.copy_to_host(s.target);
+        density_.copy_to_host(s.density);
+        id_.copy_to_host(s.id);
+    }
+
+    int size() const override { return static_cast<int>(pos_.size()); }
+    std::optional<FieldView> view(std::string_view name) const override {
+        const int n = size();
+        if (name == "position") return f64_view(pos_.data(), n, 2);
+        if (name == "velocity" || name == "speed") return f64_view(vel_.data(), n, 2);
+        if (name == "density") return f64_view(density_.data(), n, 1);
+        if (name == "weight") return f64_view(weight_.data(), n, 1);
+        if (name == "id") return i32_view(id_.data(), n);
+        return std::nullopt;
+    }
+
+    void run_stage(int stage, const Config& c, double tolerance, int max_newton) override {
+        switch (stage) {
+            case kAdvect: advect(c); break;
+            case kTransport: transport(c, tolerance, max_newton); break;
+            case kPressure: pressure(c); break;
+            case kForces: forces(c); break;
+            default: break;
+        }
+    }
+    const TransportReport& report() const override { return report_; }
+
+    // Gallouet & Merigot 2018, eq. (1.6): x^{n+1} = x^n + dt v^n. Kept inside the box (the
+    // cells are the box's: a particle outside it has no place in them).
+    void advect(const Config& c) {
+        const double dt = c.dt;
+        const dvec2 lo = c.lo, hi = c.hi;
+        auto pos = pos_.view();
+        auto vel = vel_.cview();
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            const dvec2 x = pos[i] + dt * vel[i];
+            pos[i] = dvec2(fmin(fmax(x.x, lo.x), hi.x), fmin(fmax(x.y, lo.y), hi.y));
+        });
+        cells_valid_ = false;
+    }
+
+    // The scheme's pressure (Gallouet & Merigot 2018, eq. (1.6), with the mass of each cell):
+    // the cell's centroid pulls its particle, v += dt (c_i - x_i) rho_min / (eps^2 rho_i): the
+    // gradient of the squared distance to the incompressible configurations, per unit mass.
+    void pressure(const Config& c) {
+        if (!cells_valid_) transport(c, 1e300, 0);  // cells at the current weights
+        const double k = c.dt * c.rho_min / (c.epsilon * c.epsilon);
+        auto vel = vel_.view();
+        auto pos = pos_.cview();
+        auto cen = centroid_.cview();
+        auto rho = density_.cview();
+        exec_.parallel_for(size(), FS_LAMBDA(int i) { vel[i] += (k / rho[i]) * (cen[i] - pos[i]); });
+    }
+
+    void forces(const Config& c) {
+        const dvec2 dv = c.dt * c.gravity;
+        auto vel = vel_.view();
+        exec_.parallel_for(size(), FS_LAMBDA(int i) { vel[i] += dv; });
+    }
+
+    // Every cell at weights `w`: area, centroid, second moment about its particle, and the
+    // Hessian's row (the neighbours across its edges and their weights). Returns the number of
+    // cells that overflowed.
+    long long compute_cells(const Config& config, View<const double> w) {
+        // The security radius needs the spread of these weights.
+        const dvec2 range = exec_.transform_reduce(
+            size(), dvec2(1e300, -1e300), FS_LAMBDA(int i) { return dvec2(w[i], w[i]); }, RangeOp{});
+        Config c = config;
+        c.weight_max = size() > 0 ? range.y : 0.0;
+        const CellSearch search{c.grid, sort_.cell_start(), sort_.order(), pos_.cview(), w};
+        auto area = area_.view();
+        auto second = second_.view();
+        auto cen = centroid_.view();
+        auto edges = edges_.view();
+        auto nbr = nbr_.view();
+        auto coef = coef_.view();
+        auto pos = pos_.cview();
+        const Config cc = c;
+        return exec_.transform_reduce(
+            size(), 0LL,
+            FS_LAMBDA(int i) {
+                Poly p;
+                int tests = 0;
+                const bool ok = search.cell(i, cc, p, tests);
+                const Moments m = moments(p, pos[i]);
+                area[i] = m.area;
+                cen[i] = m.centroid;
+                second[i] = m.second;
+                int e = 0;
+                for (int k = 0; k < p.n && ok; ++k) {
+                    const int j = p.tag[k];
+                    if (j < 0) continue;
+                    const dvec2 d = p.v[(k + 1) % p.n] - p.v[k];
+                    nbr[i * kMaxEdges + e] = j;
+                    coef[i * kMaxEdges + e] = hessian_weight(sqrt(d.x * d.x + d.y * d.y), pos[i], pos[j]);
+                    ++e;
+                }
+                edges[i] = e;
+                return ok ? 0LL : 1LL;
+            },
+            PlusOp<long long>{});
+    }
+
+    // y = H x with H the Hessian of the areas in the weights (hessian_weight), plus a shift that
+    // pins the constant (the areas do not change when every weight does).
+    void hessian_times(View<const double> x, View<double> y, double shift) {
+        auto edges = edges_.cview();
+        auto nbr = nbr_.cview();
+        auto coef = coef_.cview();
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            double s = shift * x[i];
+            for (int e = 0; e < edges[i]; ++e) s += coef[i * kMaxEdges + e] * (x[i] - x[nbr[i * kMaxEdges + e]]);
+            y[i] = s;
+        });
+    }
+
+    double dot(View<const double> a, View<const double> b) {
+        return exec_.transform_reduce(size(), 0.0, FS_LAMBDA(int i) { return a[i] * b[i]; }, PlusOp<double>{});
+    }
+
+    // Solves H x = rhs_ by conjugate gradients with the Jacobi preconditioner, to a relative
+    // residual of 1e-6 (an inexact Newton step: the damped Newton's test on the areas decides
+    // whether it is good enough); returns the iterations.
+    int solve_newton_system(double shift) {
+        const int n = size();
+        auto edges = edges_.cview();
+        auto coef = coef_.cview();
+        auto diag = diag_.view();
+        auto x = x_.view();
+        auto r = r_.view();
+        auto z = z_.view();
+        auto p = p_.view();
+        auto rhs = rhs_.cview();
+        exec_.parallel_for(n, FS_LAMBDA(int i) {
+            double d = shift;
+            for (int e = 0; e < edges[i]; ++e) d += coef[i * kMaxEdges + e];
+            diag[i] = d > 0.0 ? d : 1.0;
+            x[i] = 0.0;
+            r[i] = rhs[i];
+            z[i] = rhs[i] / diag[i];
+            p[i] = z[i];
+        });
+        const double b2 = dot(rhs_.cview(), rhs_.cview());
+        if (b2 == 0.0) return 0;
+        double rz = dot(r_.cview(), z_.cview());
+        int it = 0;
+        auto ap = ap_.view();
+        for (; it < 10 * n + 100; ++it) {
+            hessian_times(p_.cview(), ap_.view(), shift);
+            const double pap = dot(p_.cview(), ap_.cview());
+            if (!(pap > 0.0)) break;
+            const double alpha = rz / pap;
+            exec_.parallel_for(n, FS_LAMBDA(int i) {
+                x[i] += alpha * p[i];
+                r[i] -= alpha * ap[i];
+                z[i] = r[i] / diag[i];
+            });
+            if (dot(r_.cview(), r_.cview()) <= 1e-12 * b2) {
+                ++it;
+                break;
+            }
+            const double rz_new = dot(r_.cview(), z_.cview());
+            const double beta = rz_new / rz;
+            rz = rz_new;
+            exec_.parallel_for(n, FS_LAMBDA(int i) { p[i] = z[i] + beta * p[i]; });
+        }
+        return it;
+    }
+
+    // The areas' errors at the cells just computed: rhs = T - A (the Newton system's right-hand
+    // side), and the largest relative error and the smallest area.
+    struct AreaError {
+        double max_rel = 0.0, norm2 = 0.0, min_area = 0.0;
+    };
+    struct AreaErrorOp {
+        FS_HDI AreaError operator()(const AreaError& a, const AreaError& b) const {
+            AreaError s;
+            s.max_rel = a.max_rel > b.max_rel ? a.max_rel : b.max_rel;
+            s.norm2 = a.norm2 + b.norm2;
+            s.min_area = a.min_area < b.min_area ? a.min_area : b.min_area;
+            return s;
+        }
+    };
+    AreaError area_error() {
+        auto area = area_.cview();
+        auto target = target_.cview();
+        auto rhs = rhs_.view();
+        AreaError init;
+        init.min_area = 1e300;
+        return exec_.transform_reduce(
+            size(), init,
+            FS_LAMBDA(int i) {
+                AreaError e;
+                const double f = target[i] - area[i];
+                rhs[i] = f;
+                e.max_rel = fabs(f) / target[i];
+                e.norm2 = f * f;
+                e.min_area = area[i];
+                return e;
+            },
+            AreaErrorOp{});
+    }
+
+    // Damped Newton on the weights so that every cell has its target area (Kitagawa, Merigot &
+    // Thibert 2019, Algorithm 1): from the last step's weights, solve H d = T - A, then take the
+    // largest step 2^-k d that keeps every cell at least a0 = min(min T, min A(w0)) / 2 in area
+    // and shrinks the error's norm by the factor (1 - 2^-k / 2). Stops at a largest relative area
+    // error of `tolerance`; more than `max_newton` iterations is a failure (report_.converged).
+    void transport(const Config& c, double tolerance, int max_newton) {
+        report_ = TransportReport{};
+        sort_.build(exec_, c.grid, pos_.cview());
+        report_.overflow = compute_cells(c, weight_.cview());
+        AreaError err = area_error();
+        cells_valid_ = true;
+        // Damped Newton needs every cell non-empty at its start (a0 > 0 below; an empty cell's
+        // row of the Hessian is zero). When the last step's weights leave one empty, start from
+        // zero weights: the Voronoi cells of distinct particles are never empty.
+        if (max_newton > 0 && (report_.overflow > 0 || !(err.min_area > 0.0))) {
+            auto w0 = weight_.view();
+            exec_.parallel_for(size(), FS_LAMBDA(int i) { w0[i] = 0.0; });
+            report_.restarted = true;
+            report_.overflow = compute_cells(c, weight_.cview());
+            err = area_error();
+        }
+        report_.max_area_error = err.max_rel;
+        if (report_.overflow > 0 || err.max_rel <= tolerance) return;
+        double min_target = 1e300;
+        {
+            auto target = target_.cview();
+            min_target = exec_.transform_reduce(size(), 1e300, FS_LAMBDA(int i) { return target[i]; }, MinOp{});
+        }
+        const double a0 = 0.5 * std::min(min_target, err.min_area);
+        const double shift = 1e-12 * (err.norm2 > 0 ? 1.0 : 0.0);
+        auto w = weight_.view();
+        auto trial = trial_.view();
+        auto d = x_.cview();
+        while (err.max_rel > tolerance) {
+            if (report_.newton_iterations >= max_newton) {
+                report_.converged = false;
+                return;
+            }
+            ++report_.newton_iterations;
+            report_.cg_iterations += solve_newton_system(shift);
+            double step = 1.0;
+            AreaError next;
+            for (int halving = 0;; ++halving) {
+                if (halving > 30) {
+                    report_.converged = false;
+                    return;
+                }
+                const double s = step;
+                exec_.parallel_for(size(), FS_LAMBDA(int i) { trial[i] = w[i] + s * d[i]; });
+                report_.overflow = compute_cells(c, trial_.cview());
+                next = area_error();
+                if (report_.overflow == 0 && next.min_area >= a0 &&
+                    std::sqrt(next.norm2) <= (1.0 - 0.5 * step) * std::sqrt(err.norm2))
+                    break;
+                step *= 0.5;
+                ++report_.step_halvings;
+            }
+            exec_.parallel_for(size(), FS_LAMBDA(int i) { w[i] = trial[i]; });
+            err = next;
+            report_.max_area_error = err.max_rel;
+        }
+    }
+
+    Sums sums(const Config& c) override {
+        if (!cells_valid_) transport(c, 1e300, 0);
+        auto pos = pos_.cview();
+        auto vel = vel_.cview();
+        auto rho = density_.cview();
+        auto target = target_.cview();
+        auto area = area_.cview();
+        auto second = second_.cview();
+        const dvec2 g = c.gravity;
+        const double k_eps = c.rho_min / (2.0 * c.epsilon * c.epsilon);
+        return exec_.transform_reduce(
+            size(), Sums{},
+            FS_LAMBDA(int i) {
+                Sums s;
+                const double m = rho[i] * target[i];  // a cell's mass: its density times its area
+                const dvec2 v = vel[i], x = pos[i];
+                const double v2 = v.x * v.x + v.y * v.y;
+                s.kinetic_energy = 0.5 * m * v2;
+                s.momentum = m * v;
+                s.max_speed2 = v2;
+                s.potential_energy = -m * (g.x * x.x + g.y * x.y);
+                s.transport_energy = k_eps * second[i];
+                s.area = area[i];
+                s.max_area_error = fabs(area[i] - target[i]) / target[i];
+                s.nonfinite = std::isfinite(x.x + x.y + v.x + v.y) ? 0 : 1;
+                return s;
+            },
+            SumsOp{});
+    }
+
+    void cells(const Config& c, std::vector<dvec2>& vertices, std::vector<int>& start) override {
+        sort_.build(exec_, c.grid, pos_.cview());
+        const int n = size();
+        Buffer<dvec2> verts(kSpace, static_cast<std::size_t>(n) * kMaxEdges);
+        Buffer<int> count(kSpace, static_cast<std::size_t>(n));
+        auto w = weight_.cview();
+        const dvec2 range = exec_.transform_reduce(
+            n, dvec2(1e300, -1e300), FS_LAMBDA(int i) { return dvec2(w[i], w[i]); }, RangeOp{});
+        Config cc = c;
+        cc.weight_max = n > 0 ? range.y : 0.0;
+        const CellSearch search{c.grid, sort_.cell_start(), sort_.order(), pos_.cview(), w};
+        auto vv = verts.view();
+        auto cnt = count.view();
+        exec_.parallel_for(n, FS_LAMBDA(int i) {
+            Poly p;
+            int tests = 0;
+            const bool ok = search.cell(i, cc, p, tests);
+            cnt[i] = ok ? p.n : 0;
+            for (int k = 0; k < p.n && ok; ++k) vv[i * kMaxEdges + k] = p.v[k];
+        });
+        const std::vector<dvec2> all = verts.to_vector();
+        const std::vector<int> counts = count.to_vector();
+        vertices.clear();
+        start.assign(1, 0);
+        for (int i = 0; i < n; ++i) {
+            for (int k = 0; k < counts[static_cast<std::size_t>(i)]; ++k)
+                vertices.push_back(all[static_cast<std::size_t>(i) * kMaxEdges + static_cast<std::size_t>(k)]);
+            start.push_back(static_cast<int>(vertices.size()));
+        }
+    }
+
+    void cell_fields(std::vector<double>& area, std::vector<dvec2>& centroid) const override {
+        area_.copy_to_host(area);
+        centroid_.copy_to_host(centroid);
+    }
+
+    void synchronize() override { exec_.synchronize(); }
+
+    template <class T>
+    struct PlusOp {
+        FS_HDI T operator()(T a, T b) const { return a + b; }
+    };
+    struct RangeOp {
+        FS_HDI dvec2 operator()(dvec2 a, dvec2 b) const { return dvec2(a.x < b.x ? a.x : b.x, a.y > b.y ? a.y : b.y); }
+    };
+    struct MinOp {
+        FS_HDI double operator()(double a, double b) const { return a < b ? a : b; }
+    };
+
+private:
+    Exec exec_;
+    Buffer<dvec2> pos_{kSpace}, vel_{kSpace}, centroid_{kSpace};
+    Buffer<double> weight_{kSpace}, target_{kSpace}, density_{kSpace};
+    Buffer<int> id_{kSpace};
+    // The cells as the last computation left them, and the Hessian's rows (kMaxEdges a cell).
+    Buffer<double> area_{kSpace}, second_{kSpace};
+    Buffer<int> edges_{kSpace}, nbr_{kSpace};
+    Buffer<double> coef_{kSpace};
+    // Newton and CG: trial weights, right-hand side, solution, residual, preconditioned residual,
+    // direction, H p, H's diagonal.
+    Buffer<double> trial_{kSpace}, rhs_{kSpace}, x_{kSpace}, r_{kSpace}, z_{kSpace}, p_{kSpace}, ap_{kSpace},
+        diag_{kSpace};
+    grid::CellSort<Exec> sort_;
+    TransportReport report_;
+    bool cells_valid_ = false;
+};
+
+}  // namespace fs::ot

@@ -1,0 +1,71 @@
+// The `ot` solver: a 2D liquid by optimal transport (the particle tutorial's last chapter, seed 000;
+// the scheme of Gallouet & Merigot 2018). Each particle is a Laguerre cell of fixed area; every
+// step projects the configuration back onto the incompressible ones (damped Newton on the cells'
+// weights, Kitagawa, Merigot & Thibert 2019), and the cells' centroids pull their particles.
+#pragma once
+
+#include <vector>
+
+#include "core/solver.hpp"
+#include "solvers/common/engine_solver.hpp"
+#include "solvers/ot/ot_engine.hpp"
+
+namespace fs::ot {
+
+enum Scenario : int { kRayleighTaylor = 0, kTutorial = 1 };
+
+struct Settings {
+    int scenario = kRayleighTaylor;
+    double box_size[2] = {1.0, 2.0};
+    long long resolution = 32;  // particles across the box
+    double jitter = 0.2;        // of the spacing
+    long long seed = 1;
+    double atwood = 0.5;
+    double perturbation = 0.02;  // m
+    long long mode = 1;          // wavelengths across the box
+    double initial_speed = 0.0;
+    double dt = 0.002;
+    double gravity = 9.81;
+    double gravity_direction[2] = {0.0, -1.0};
+    double epsilon = 0.01;
+    double newton_tolerance = 1e-7;
+    long long max_newton = 30;
+    long long grid_side = 0;  // diagnostic
+};
+
+class OtSolver final : public EngineSolver<Engine, HostState, make_cpu_engine, make_cuda_engine> {
+public:
+    explicit OtSolver(Backend backend = Backend::Cpu);
+
+    std::string_view kind() const override { return "ot"; }
+    int dimension() const override { return 2; }
+    const std::vector<StageInfo>& stages() const override;
+    std::vector<FieldInfo> fields() const override;
+    void read_field(std::string_view name, std::vector<double>& out) const override;
+    double particle_radius() const override;
+    void domain(double lo[3], double hi[3]) const override {
+        lo[0] = lo[1] = lo[2] = 0.0;
+        hi[0] = s_.box_size[0];
+        hi[1] = s_.box_size[1];
+        hi[2] = 0.0;
+    }
+    const Settings& settings() const { return s_; }
+    // The cells at the current weights, in the order of state(): cell k has
+    // vertices[start[k] .. start[k+1]) (tests, drawing).
+    void cells(std::vector<dvec2>& vertices, std::vector<int>& start);
+    Config config() const;
+
+protected:
+    void do_reset() override;
+    void run_stage(int index) override;
+    double finish_step(Stats& out) override;
+    void initial_stats(Stats& out) override;
+    void on_upload() override;
+
+private:
+    void report(const Sums& s, Stats& out) const;
+    Settings s_;
+    double rho_min_ = 1.0;
+};
+
+}  // namespace fs::ot
