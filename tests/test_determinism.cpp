@@ -108,6 +108,10 @@ INSTANTIATE_TEST_SUITE_P(
         Scenario{"flip_obstacle", "flip_obstacle", {"resolution=16", "pressure_solver=gauss_seidel", "transfer=quadratic"}},
         // APIC's affine transfers.
         Scenario{"flip_apic", "flip_dam_break", {"resolution=16", "transfer_scheme=apic"}},
+        // The optimal-transport liquid: Laguerre cells and Newton (its pressure and area_error
+        // fields read the cells), two densities; and the tutorial's random speeds.
+        Scenario{"ot_rayleigh_taylor", "ot_rayleigh_taylor", {"resolution=12"}},
+        Scenario{"ot_tutorial", "ot_tutorial", {"resolution=12"}},
         // A vortex ring (direct Biot-Savart, tracers on a coarse vortex-in-cell grid).
         Scenario{"vortex_ring", "vortex_ring", {"ring_tracers=2000", "grid_cells=16"}},
         // Flames, buoyancy and a plate that takes the fluid's impulse (emission, bodies).
