@@ -23,6 +23,7 @@ void FramePublisher::read(const Solver& solver, FrameData& frame) {
     frame.obstacles = solver.obstacles();
     frame.color_field = contents.color_field;
     if (contents.cell_overlay && solver.has_cell_grid()) solver.cell_grid(frame.cells);
+    solver.cell_polygons(frame.polygon_xy, frame.polygon_start);
     const std::size_t n = static_cast<std::size_t>(frame.count);
     const Backend backend = solver.backend();
     bool has_kind = false;  // solvers with a "kind" field: 0 is fluid, the rest is drawn grey

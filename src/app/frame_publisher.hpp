@@ -30,6 +30,9 @@ struct FrameData {
     double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 0};
     std::vector<Obstacle> obstacles;
     CellGrid cells;  // filled while the cell overlay is on and the solver has a grid
+    // The particles' own cells (2D, ot): cell k is polygon_xy[2 polygon_start[k] ..).
+    std::vector<float> polygon_xy;
+    std::vector<int> polygon_start;
 };
 
 // What the frames carry; the simulation thread's own (the host's commands change it there).

@@ -309,6 +309,11 @@ void Panels::ui_simulation() {
     ImGui::Checkbox("velocity vectors", &view_.show_vectors);
     ImGui::SameLine();
     ImGui::Checkbox("domain", &view_.show_domain);
+    if (!scene_.frame().polygon_start.empty()) {
+        ImGui::Checkbox("cells", &view_.show_polygons);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("Each particle's Laguerre cell, filled with its colour (the particle drawn small on top)");
+    }
     if (view_.show_vectors) {
         ImGui::SetNextItemWidth(0.42f * W);
         ImGui::SliderFloat("vector scale (s)", &view_.vector_scale, 0.001f, 10.0f, "%.3g", ImGuiSliderFlags_Logarithmic);

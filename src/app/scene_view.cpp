@@ -188,13 +188,34 @@ void SceneView::draw(int w, int h, const SimStatus& status, const ViewSettings& 
             }
         }
     }
+    // The particles' own cells (ot), filled with their particle's colour and outlined: the
+    // liquid as its solver sees it. The particles are then drawn small on top.
+    const bool polygons = settings.show_polygons && !is3d &&
+                          frame_.polygon_start.size() == static_cast<std::size_t>(frame_.count) + 1;
+    if (polygons) {
+        const float plo = settings.auto_range ? data_range_[0] : settings.range[0];
+        const float phi = settings.auto_range ? data_range_[1] : settings.range[1];
+        const bool coloured = frame_.scalar.size() == static_cast<std::size_t>(frame_.count);
+        std::vector<glm::vec3> pts;
+        for (int k = 0; k < frame_.count; ++k) {
+            pts.clear();
+            for (int q = frame_.polygon_start[static_cast<std::size_t>(k)]; q < frame_.polygon_start[static_cast<std::size_t>(k) + 1]; ++q)
+                pts.emplace_back(frame_.polygon_xy[2 * static_cast<std::size_t>(q)], frame_.polygon_xy[2 * static_cast<std::size_t>(q) + 1], 0.0f);
+            if (pts.size() < 3) continue;
+            const float t = coloured && phi > plo ? (frame_.scalar[static_cast<std::size_t>(k)] - plo) / (phi - plo) : 0.5f;
+            const glm::vec3 rgb = render::colormap_rgb(settings.colormap, std::clamp(t, 0.0f, 1.0f));
+            meshes_.add_convex_polygon(pts, glm::vec4(0.85f * rgb, 1.0f));
+            for (std::size_t e = 0; e < pts.size(); ++e)
+                lines_.add(pts[e], pts[(e + 1) % pts.size()], glm::vec4(0.05f, 0.05f, 0.08f, 0.8f));
+        }
+    }
     meshes_.draw(view_proj, is3d ? glm::vec3(0.3f, 0.8f, 0.5f) : glm::vec3(0.0f, 0.0f, 1.0f));
     cells_.clear();
     add_cells(settings);
     const float lo = settings.auto_range ? data_range_[0] : settings.range[0];
     const float hi = settings.auto_range ? data_range_[1] : settings.range[1];
     if (is3d) glEnable(GL_DEPTH_TEST);
-    particles_.draw(view_proj, view, is3d, static_cast<float>(frame_.radius * settings.size_scale),
+    particles_.draw(view_proj, view, is3d, static_cast<float>(frame_.radius * settings.size_scale * (polygons ? 0.35 : 1.0)),
                     settings.colormap, lo, hi, h);
     // The cells after the particles: a slice over them, translucent (it lay hidden under them
     // before), every cell's box against the particles' depth.

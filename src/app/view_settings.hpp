@@ -13,6 +13,7 @@ struct ViewSettings {
     bool show_vectors = false;
     float vector_scale = 0.075f;  // the tutorial's show_speeds scale
     bool show_domain = true;
+    bool show_polygons = true;  // the particles' cells, for solvers whose particles own cells (ot)
     // Grid cells coloured by kind (fluid / air / solid), for grid solvers: a slice across z at
     // slice_z (a fraction of the depth) or every fluid and solid cell.
     int cells_mode = 0;  // 0 off, 1 slice, 2 all

@@ -83,6 +83,10 @@ public:
     virtual std::vector<Obstacle> obstacles() const { return {}; }
     // A grid solver's cells as of the last step (has_cell_grid() says whether there are any).
     virtual bool has_cell_grid() const { return false; }
+    // 2D solvers whose particles own cells (ot: Laguerre cells): each particle's cell as a
+    // polygon, in the order the particle fields are read (cell k has xy[2 start[k] ..
+    // 2 start[k+1])); left empty by solvers without cells.
+    virtual void cell_polygons(std::vector<float>& /*xy*/, std::vector<int>& /*start*/) const {}
     virtual void cell_grid(CellGrid&) const {}
 
     ParamRegistry& params() { return params_; }

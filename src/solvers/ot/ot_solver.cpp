@@ -224,6 +224,16 @@ void OtSolver::report(const Sums& s, Stats& out) const {
     out.set("total_area", s.area);
 }
 
+void OtSolver::cell_polygons(std::vector<float>& xy, std::vector<int>& start) const {
+    std::vector<dvec2> v;
+    engine_->cells(config(), v, start);  // in the engine's order, the fields' order
+    xy.resize(2 * v.size());
+    for (std::size_t k = 0; k < v.size(); ++k) {
+        xy[2 * k] = static_cast<float>(v[k].x);
+        xy[2 * k + 1] = static_cast<float>(v[k].y);
+    }
+}
+
 void OtSolver::cells(std::vector<dvec2>& vertices, std::vector<int>& start) {
     // The engine's order is the state's (the ot pipeline never permutes its particles).
     engine_->cells(config(), vertices, start);

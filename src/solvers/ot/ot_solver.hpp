@@ -54,6 +54,7 @@ public:
     // vertices[start[k] .. start[k+1]) (tests, drawing).
     void cells(std::vector<dvec2>& vertices, std::vector<int>& start);
     Config config() const;
+    void cell_polygons(std::vector<float>& xy, std::vector<int>& start) const override;
 
 protected:
     void do_reset() override;
