@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/buffer.hpp"
+#include "core/reduce_ops.hpp"
 #include "solvers/common/cell_sort.hpp"
 #include "solvers/common/pair_list.hpp"
 #include "solvers/euler/euler_engine.hpp"
@@ -297,7 +298,7 @@ public:
                 const dvec2 d = pos[i] - seen[i];
                 return d.x * d.x + d.y * d.y;
             },
-            MaxOp{});
+            Largest{});
     }
 
     // force[i]: the sum of i's contact forces (pairs in fixed point, to_quanta; walls added
@@ -369,10 +370,6 @@ public:
             exec_.parallel_for(size(), FS_LAMBDA(int i) { bounce_on_borders(pos[i], vel[i], damp); });
         }
     }
-
-    struct MaxOp {
-        FS_HDI double operator()(double a, double b) const { return a > b ? a : b; }
-    };
 
     Sums sums() override {
         auto pos = pos_.cview();

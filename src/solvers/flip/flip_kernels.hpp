@@ -9,6 +9,7 @@
 
 #include "core/buffer.hpp"
 #include "core/hd.hpp"
+#include "core/reduce_ops.hpp"
 #include "solvers/flip/mac_grid.hpp"
 
 namespace fs::flip {
@@ -403,14 +404,8 @@ struct SumsOp {
         return s;
     }
 };
-struct SumOp {
-    FS_HDI double operator()(double a, double b) const { return a + b; }
-};
-struct AddOp {
-    FS_HDI long long operator()(long long a, long long b) const { return a + b; }
-};
-struct MaxOp {
-    FS_HDI double operator()(double a, double b) const { return a > b ? a : b; }
-};
+using SumOp = fs::Plus;  // core/reduce_ops.hpp
+using AddOp = fs::Plus;
+using MaxOp = fs::Largest;
 
 }  // namespace fs::flip

@@ -9,6 +9,7 @@
 
 #include "core/buffer.hpp"
 #include "core/memory.hpp"
+#include "core/reduce_ops.hpp"
 #include "solvers/common/cell_sort.hpp"
 #include "solvers/ot/ot_engine.hpp"
 
@@ -139,7 +140,7 @@ public:
                 edges[i] = e;
                 return ok ? 0LL : 1LL;
             },
-            PlusOp<long long>{});
+            Plus{});
     }
 
     // y = H x with H the Hessian of the areas in the weights (hessian_weight), plus a shift that
@@ -156,7 +157,7 @@ public:
     }
 
     double dot(View<const double> a, View<const double> b) {
-        return exec_.transform_reduce(size(), 0.0, FS_LAMBDA(int i) { return a[i] * b[i]; }, PlusOp<double>{});
+        return exec_.transform_reduce(size(), 0.0, FS_LAMBDA(int i) { return a[i] * b[i]; }, Plus{});
     }
 
     // Solves H x = rhs_ by conjugate gradients with the Jacobi preconditioner, to a relative
@@ -268,7 +269,7 @@ public:
         double min_target = 1e300;
         {
             auto target = target_.cview();
-            min_target = exec_.transform_reduce(size(), 1e300, FS_LAMBDA(int i) { return target[i]; }, MinOp{});
+            min_target = exec_.transform_reduce(size(), 1e300, FS_LAMBDA(int i) { return target[i]; }, Smallest{});
         }
         const double a0 = 0.5 * std::min(min_target, err.min_area);
         const double shift = 1e-12 * (err.norm2 > 0 ? 1.0 : 0.0);
@@ -373,15 +374,8 @@ public:
 
     void synchronize() override { exec_.synchronize(); }
 
-    template <class T>
-    struct PlusOp {
-        FS_HDI T operator()(T a, T b) const { return a + b; }
-    };
     struct RangeOp {
         FS_HDI dvec2 operator()(dvec2 a, dvec2 b) const { return dvec2(a.x < b.x ? a.x : b.x, a.y > b.y ? a.y : b.y); }
-    };
-    struct MinOp {
-        FS_HDI double operator()(double a, double b) const { return a < b ? a : b; }
     };
 
 private:
