@@ -41,7 +41,8 @@ struct TransportReport {
     int step_halvings = 0;        // of the damped Newton steps
     double max_area_error = 0.0;  // after the last iteration
     bool converged = true;
-    bool restarted = false;       // the last step's weights left a cell empty: Newton began from zero
+    bool restarted = false;       // the last step's weights left a cell empty: Newton began from equal weights
+    bool empty_cells = false;     // even equal weights leave a cell empty: particles coincide
     long long overflow = 0;
 };
 
@@ -57,8 +58,11 @@ public:
     virtual const TransportReport& report() const = 0;
     virtual Sums sums(const Config& c) = 0;
     // The cells at the current weights (computed anew), as polygons in the order of the state's
-    // arrays: cell k has vertices[start[k] .. start[k+1]). For tests and drawing; allocates.
-    virtual void cells(const Config& c, std::vector<dvec2>& vertices, std::vector<int>& start) = 0;
+    // arrays: cell k is the polygon vertices[start[k] .. start[k+1]), cut by the disk of radius
+    // radius[k] about its particle where that is > 0 (a free surface). For tests and drawing;
+    // allocates.
+    virtual void cells(const Config& c, std::vector<dvec2>& vertices, std::vector<int>& start,
+                       std::vector<double>& radius) = 0;
     // The cells' areas, centroids and pressures (per particle) as the last transport left them.
     virtual void cell_fields(std::vector<double>& area, std::vector<dvec2>& centroid) const = 0;
     virtual void synchronize() = 0;

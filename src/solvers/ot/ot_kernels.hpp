@@ -37,6 +37,10 @@ struct Config {
     double epsilon = 0.01;    // the scheme's stiffness time (s): a cell's centroid pulls its particle at 1/eps^2
     double rho_min = 1.0;     // the lightest fluid's density (kg/m^2): accelerations scale with rho_min / rho_i
     double weight_max = 0.0;  // the largest weight (the security radius needs it)
+    // Partial transport (a free surface, Levy 2022): the liquid covers less than the box, and a
+    // cell is its Laguerre cell cut by the disk |y - x_i|^2 <= w_i (the air's power is 0).
+    bool free_surface = false;
+    double mode_k = 0.0;  // Rayleigh-Taylor: the perturbation's wavenumber (its amplitude's stat)
     grid::Grid2 grid;         // the search grid over the box
 };
 
@@ -48,10 +52,14 @@ struct Poly {
     int tag[kMaxEdges];
 };
 
-// Keeps the part of p where a.y <= b (Sutherland-Hodgman against one half-plane); the new edge
-// along the line gets `tag`. Returns false when the result would have more than kMaxEdges edges.
-FS_HDI bool clip(Poly& p, dvec2 a, double b, int tag) {
-    Poly out;
+// Keeps the part of p where a.y <= b (Sutherland-Hodgman against one half-plane) in out; the new
+// edge along the line gets `tag`. Returns false when the result would have more than kMaxEdges
+// edges. A line that leaves every vertex inside costs one pass and no copy (most of the
+// particles a search offers do not cut the cell: they only prove they do not).
+FS_HDI bool clip(const Poly& p, dvec2 a, double b, int tag, Poly& out, bool& cut) {
+    cut = false;
+    for (int k = 0; k < p.n && !cut; ++k) cut = a.x * p.v[k].x + a.y * p.v[k].y - b > 0.0;
+    if (!cut) return true;
     out.n = 0;
     auto push = [&](dvec2 v, int t) {
         if (out.n >= kMaxEdges) return false;
@@ -72,34 +80,94 @@ FS_HDI bool clip(Poly& p, dvec2 a, double b, int tag) {
             if (!push(s + (fs_ / (fs_ - fe)) * (e - s), p.tag[k])) return false;
         }
     }
-    p = out;
     return true;
 }
 
 // Area, centroid and the second moment about x (the integral of |y - x|^2 over the cell) of a
-// polygon, with the vertices taken relative to x for precision (the shoelace sums; the second
-// moment by the same triangle fan: (1/12) sum cross_k (a_k^2 + a_k.b_k + b_k^2)).
+// cell, with the vertices taken relative to x for precision. The cell is the polygon, cut by the
+// disk of radius r about x when `disk` (partial transport). Each edge (a, b) adds its fan
+// triangle (x, a, b) cut by the disk, with signs, so x may lie outside the cell: where the edge
+// runs inside the disk, the triangle's shoelace terms ((1/2) cross for the area, (1/6) cross (a + b)
+// for the first moment, (1/12) cross (a.a + a.b + b.b) for the second); where it runs outside, the
+// circular sector between the directions of its ends (angle phi: area r^2 phi / 2, first moment
+// (r^3 / 3) (sin phi2 - sin phi1, cos phi1 - cos phi2), second moment r^4 phi / 4, arc r phi).
 struct Moments {
     double area = 0.0;
     dvec2 centroid{0.0, 0.0};
     double second = 0.0;
+    double arc = 0.0;  // the length of the cell's boundary on the disk (the liquid's surface)
 };
 
-FS_HDI Moments moments(const Poly& p, dvec2 x) {
-    double a2 = 0.0, s2 = 0.0;
-    dvec2 c6(0.0);
-    for (int k = 0; k < p.n; ++k) {
-        const dvec2 a = p.v[k] - x, b = p.v[(k + 1) % p.n] - x;
+// The part of the segment a + t (b - a), t in [0, 1], inside the circle |y| = r: [t0, t1], empty
+// when t0 >= t1.
+FS_HDI void chord(dvec2 a, dvec2 b, double r, double& t0, double& t1) {
+    const dvec2 d = b - a;
+    const double A = d.x * d.x + d.y * d.y, B = a.x * d.x + a.y * d.y, C = a.x * a.x + a.y * a.y - r * r;
+    const double disc = B * B - A * C;
+    if (!(A > 0.0) || disc <= 0.0) {
+        t0 = 1.0;
+        t1 = 0.0;
+        return;
+    }
+    const double sq = sqrt(disc);
+    t0 = fmax((-B - sq) / A, 0.0);
+    t1 = fmin((-B + sq) / A, 1.0);
+}
+
+struct MomentSums {
+    double a2 = 0.0, s12 = 0.0, arc = 0.0;  // twice the area, twelve times the second moment
+    dvec2 c6{0.0, 0.0};                     // six times the first moment
+    FS_HDI void triangle(dvec2 a, dvec2 b) {
         const double cross = a.x * b.y - b.x * a.y;
         a2 += cross;
         c6 += cross * (a + b);
-        s2 += cross * (a.x * a.x + a.x * b.x + b.x * b.x + a.y * a.y + a.y * b.y + b.y * b.y);
+        s12 += cross * (a.x * a.x + a.x * b.x + b.x * b.x + a.y * a.y + a.y * b.y + b.y * b.y);
+    }
+    FS_HDI void sector(dvec2 a, dvec2 b, double r) {
+        const double phi = atan2(a.x * b.y - b.x * a.y, a.x * b.x + a.y * b.y);
+        const dvec2 u = a * (1.0 / sqrt(a.x * a.x + a.y * a.y)), v = b * (1.0 / sqrt(b.x * b.x + b.y * b.y));
+        a2 += r * r * phi;
+        c6 += (2.0 * r * r * r) * dvec2(v.y - u.y, u.x - v.x);
+        s12 += 3.0 * r * r * r * r * phi;
+        arc += r * phi;
+    }
+};
+
+FS_HDI Moments moments(const Poly& p, dvec2 x, bool disk = false, double r = 0.0) {
+    MomentSums s;
+    for (int k = 0; k < p.n; ++k) {
+        const dvec2 a = p.v[k] - x, b = p.v[(k + 1) % p.n] - x;
+        if (!disk) {
+            s.triangle(a, b);
+            continue;
+        }
+        double t0, t1;
+        chord(a, b, r, t0, t1);
+        if (t0 >= t1) {
+            s.sector(a, b, r);
+            continue;
+        }
+        const dvec2 p0 = a + t0 * (b - a), p1 = a + t1 * (b - a);
+        if (t0 > 0.0) s.sector(a, p0, r);
+        s.triangle(p0, p1);
+        if (t1 < 1.0) s.sector(p1, b, r);
     }
     Moments m;
-    m.area = 0.5 * a2;
-    m.centroid = m.area > 0.0 ? x + c6 * (1.0 / (3.0 * a2)) : x;
-    m.second = s2 / 12.0;
+    m.area = 0.5 * s.a2;
+    m.centroid = m.area > 0.0 ? x + s.c6 * (1.0 / (3.0 * s.a2)) : x;
+    m.second = s.s12 / 12.0;
+    m.arc = s.arc;
     return m;
+}
+
+// The length of edge (a, b) inside the disk of radius r about x (all of it without a disk).
+FS_HDI double edge_length(dvec2 a, dvec2 b, dvec2 x, bool disk, double r) {
+    const dvec2 d = b - a;
+    const double l = sqrt(d.x * d.x + d.y * d.y);
+    if (!disk) return l;
+    double t0, t1;
+    chord(a - x, b - x, r, t0, t1);
+    return t1 > t0 ? (t1 - t0) * l : 0.0;
 }
 
 // Cell i: the box clipped by the bisectors of the particles the visitor offers, ring by ring.
@@ -117,16 +185,39 @@ struct CellSearch {
     View<const dvec2> pos;
     View<const double> weight;
 
-    // Returns false when the cell needs more than kMaxEdges edges.
+    // Returns false when the cell needs more than kMaxEdges edges. The polygon is clipped back
+    // and forth between `p` and a second one, and ends in `p`.
     FS_HDI bool cell(int i, const Config& c, Poly& p, int& tests) const {
-        p.n = 4;
-        p.v[0] = c.lo;
-        p.v[1] = dvec2(c.hi.x, c.lo.y);
-        p.v[2] = c.hi;
-        p.v[3] = dvec2(c.lo.x, c.hi.y);
-        for (int k = 0; k < 4; ++k) p.tag[k] = kWall;
+        Poly q;
+        Poly* cur = &p;
+        Poly* other = &q;
+        const bool ok = cell_into(i, c, cur, other, tests);
+        if (cur != &p) p = *cur;
+        return ok;
+    }
+
+    FS_HDI bool cell_into(int i, const Config& c, Poly*& cur, Poly*& other, int& tests) const {
+        Poly& p0 = *cur;
         const dvec2 xi = pos[i];
         const double wi = weight[i];
+        // The box; with a free surface, only the square about the disk |y - x_i|^2 <= w_i (a
+        // cell with w_i <= 0 is empty: the air has it all).
+        dvec2 lo = c.lo, hi = c.hi;
+        if (c.free_surface) {
+            if (!(wi > 0.0)) {
+                p0.n = 0;
+                return true;
+            }
+            const double r = sqrt(wi);
+            lo = dvec2(fmax(lo.x, xi.x - r), fmax(lo.y, xi.y - r));
+            hi = dvec2(fmin(hi.x, xi.x + r), fmin(hi.y, xi.y + r));
+        }
+        p0.n = 4;
+        p0.v[0] = lo;
+        p0.v[1] = dvec2(hi.x, lo.y);
+        p0.v[2] = hi;
+        p0.v[3] = dvec2(lo.x, hi.y);
+        for (int k = 0; k < 4; ++k) p0.tag[k] = kWall;
         const int cx = grid.cx(xi.x), cy = grid.cy(xi.y);
         const double width = fmin(1.0 / grid.inv_cell.x, 1.0 / grid.inv_cell.y);
         const int rings = grid.nx > grid.ny ? grid.nx : grid.ny;
@@ -135,8 +226,8 @@ struct CellSearch {
             // Everything not yet visited lies at least (ring - 1) widths from x_i.
             if (ring >= 2) {
                 double R2 = 0.0;
-                for (int k = 0; k < p.n; ++k) {
-                    const dvec2 d = p.v[k] - xi;
+                for (int k = 0; k < cur->n; ++k) {
+                    const dvec2 d = cur->v[k] - xi;
                     R2 = fmax(R2, d.x * d.x + d.y * d.y);
                 }
                 const double R = sqrt(R2);
@@ -158,14 +249,20 @@ struct CellSearch {
                                 // Coincident: the larger weight has the whole cell (the lower
                                 // index on a tie), the other none.
                                 if (weight[j] > wi || (weight[j] == wi && j < i)) {
-                                    p.n = 0;
+                                    cur->n = 0;
                                     return true;
                                 }
                                 continue;
                             }
                             const double b = (xj.x * xj.x + xj.y * xj.y) - (xi.x * xi.x + xi.y * xi.y) + wi - weight[j];
-                            if (!clip(p, a, b, j)) return false;
-                            if (p.n == 0) return true;
+                            bool cut = false;
+                            if (!clip(*cur, a, b, j, *other, cut)) return false;
+                            if (cut) {
+                                Poly* t = cur;
+                                cur = other;
+                                other = t;
+                                if (cur->n == 0) return true;
+                            }
                         }
                     }
                     if (ring == 0) break;
@@ -178,7 +275,10 @@ struct CellSearch {
 
 // The derivative of cell i's area with respect to w_j for a neighbour j across an edge of length
 // l: l / (2 |x_i - x_j|); with respect to w_i, minus their sum (Kitagawa, Merigot & Thibert 2019,
-// Theorem 1.3: the Hessian of the dual functional is this weighted graph Laplacian).
+// Theorem 1.3: the Hessian of the dual functional is this weighted graph Laplacian). With a free
+// surface the edges count inside the disks only, and d A_i / d w_i gains arc_i / (2 r_i): the
+// disk's radius r_i = sqrt(w_i) grows by 1 / (2 r_i) per unit of weight along the cell's arc
+// (Levy 2022, sec. 3).
 FS_HDI double hessian_weight(double length, dvec2 xi, dvec2 xj) {
     const dvec2 d = xj - xi;
     return length / (2.0 * sqrt(d.x * d.x + d.y * d.y));
@@ -193,6 +293,7 @@ struct Sums {
     double transport_energy = 0.0;  // rho_min / (2 eps^2) sum_i int_{L_i} |y - x_i|^2: the scheme's epsilon term
     double area = 0.0;              // of all the cells
     double max_area_error = 0.0;    // max |A_i - T_i| / T_i
+    double mode = 0.0;              // sum over the denser liquid of T_i y_i cos(k x_i) (the interface's mode)
     long long nonfinite = 0;
     long long overflow = 0;         // cells that needed more than kMaxEdges edges
 };
@@ -207,6 +308,7 @@ struct SumsOp {
         s.transport_energy = a.transport_energy + b.transport_energy;
         s.area = a.area + b.area;
         s.max_area_error = a.max_area_error > b.max_area_error ? a.max_area_error : b.max_area_error;
+        s.mode = a.mode + b.mode;
         s.nonfinite = a.nonfinite + b.nonfinite;
         s.overflow = a.overflow + b.overflow;
         return s;

@@ -12,6 +12,7 @@
 #include "core/reduce_ops.hpp"
 #include "solvers/common/cell_sort.hpp"
 #include "solvers/ot/ot_engine.hpp"
+#include "solvers/ot/ot_multigrid.hpp"
 
 namespace fs::ot {
 
@@ -28,9 +29,10 @@ public:
         density_.copy_from_host(s.density);
         id_.copy_from_host(s.id);
         const std::size_t n = s.pos.size();
-        for (Buffer<double>* b : {&area_, &second_, &trial_, &rhs_, &x_, &r_, &z_, &p_, &ap_, &diag_}) b->resize(n);
+        for (Buffer<double>* b : {&area_, &second_, &self_, &trial_, &rhs_, &x_, &r_, &z_, &p_, &ap_}) b->resize(n);
         centroid_.resize(n);
         edges_.resize(n);
+        overflow_.resize(n);
         nbr_.resize(n * kMaxEdges);
         coef_.resize(n * kMaxEdges);
         cells_valid_ = false;
@@ -112,45 +114,53 @@ public:
         const CellSearch search{c.grid, sort_.cell_start(), sort_.order(), pos_.cview(), w};
         auto area = area_.view();
         auto second = second_.view();
+        auto self = self_.view();
         auto cen = centroid_.view();
         auto edges = edges_.view();
         auto nbr = nbr_.view();
         auto coef = coef_.view();
         auto pos = pos_.cview();
         const Config cc = c;
-        return exec_.transform_reduce(
-            size(), 0LL,
-            FS_LAMBDA(int i) {
+        auto overflow = overflow_.view();
+        // A loop, then a sum of the flags: the reductions run one block of 2^14 per thread, and
+        // the cells are the step's main cost at any size.
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
                 Poly p;
                 int tests = 0;
                 const bool ok = search.cell(i, cc, p, tests);
-                const Moments m = moments(p, pos[i]);
+                const bool disk = cc.free_surface;
+                const double r = disk && w[i] > 0.0 ? sqrt(w[i]) : 0.0;
+                const Moments m = moments(p, pos[i], disk, r);
                 area[i] = m.area;
                 cen[i] = m.centroid;
                 second[i] = m.second;
+                self[i] = disk && r > 0.0 ? m.arc / (2.0 * r) : 0.0;
                 int e = 0;
                 for (int k = 0; k < p.n && ok; ++k) {
                     const int j = p.tag[k];
                     if (j < 0) continue;
-                    const dvec2 d = p.v[(k + 1) % p.n] - p.v[k];
+                    const double l = edge_length(p.v[k], p.v[(k + 1) % p.n], pos[i], disk, r);
+                    if (!(l > 0.0)) continue;
                     nbr[i * kMaxEdges + e] = j;
-                    coef[i * kMaxEdges + e] = hessian_weight(sqrt(d.x * d.x + d.y * d.y), pos[i], pos[j]);
+                    coef[i * kMaxEdges + e] = hessian_weight(l, pos[i], pos[j]);
                     ++e;
                 }
                 edges[i] = e;
-                return ok ? 0LL : 1LL;
-            },
-            Plus{});
+                overflow[i] = ok ? 0 : 1;
+            });
+        auto flags = overflow_.cview();
+        return exec_.transform_reduce(size(), 0LL, FS_LAMBDA(int i) { return static_cast<long long>(flags[i]); }, Plus{});
     }
 
     // y = H x with H the Hessian of the areas in the weights (hessian_weight), plus a shift that
-    // pins the constant (the areas do not change when every weight does).
+    // pins the constant (without a free surface the areas do not change when every weight does).
     void hessian_times(View<const double> x, View<double> y, double shift) {
         auto edges = edges_.cview();
         auto nbr = nbr_.cview();
         auto coef = coef_.cview();
+        auto self = self_.cview();
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
-            double s = shift * x[i];
+            double s = (shift + self[i]) * x[i];
             for (int e = 0; e < edges[i]; ++e) s += coef[i * kMaxEdges + e] * (x[i] - x[nbr[i * kMaxEdges + e]]);
             y[i] = s;
         });
@@ -160,30 +170,37 @@ public:
         return exec_.transform_reduce(size(), 0.0, FS_LAMBDA(int i) { return a[i] * b[i]; }, Plus{});
     }
 
-    // Solves H x = rhs_ by conjugate gradients with the Jacobi preconditioner, to a relative
-    // residual of 1e-6 (an inexact Newton step: the damped Newton's test on the areas decides
-    // whether it is good enough); returns the iterations.
-    int solve_newton_system(double shift) {
+    // Solves H x = rhs_ by conjugate gradients preconditioned with an aggregation multigrid
+    // V-cycle (ot_multigrid.hpp), to a relative residual of 1e-6 (an inexact Newton step: the
+    // damped Newton's test on the areas decides whether it is good enough); returns the
+    // iterations.
+    int solve_newton_system(const Config& c, double shift) {
         const int n = size();
-        auto edges = edges_.cview();
-        auto coef = coef_.cview();
-        auto diag = diag_.view();
+        typename AggregationMultigrid<Exec>::Fine f;
+        f.n = n;
+        f.edges = edges_.cview();
+        f.nbr = nbr_.cview();
+        f.coef = coef_.cview();
+        f.self = self_.cview();
+        f.shift = shift;
+        f.grid = c.grid;
+        f.cell_start = sort_.cell_start();
+        f.order = sort_.order();
+        f.pos = pos_.cview();
+        mg_.setup(exec_, f);
         auto x = x_.view();
         auto r = r_.view();
         auto z = z_.view();
         auto p = p_.view();
         auto rhs = rhs_.cview();
         exec_.parallel_for(n, FS_LAMBDA(int i) {
-            double d = shift;
-            for (int e = 0; e < edges[i]; ++e) d += coef[i * kMaxEdges + e];
-            diag[i] = d > 0.0 ? d : 1.0;
             x[i] = 0.0;
             r[i] = rhs[i];
-            z[i] = rhs[i] / diag[i];
-            p[i] = z[i];
         });
         const double b2 = dot(rhs_.cview(), rhs_.cview());
         if (b2 == 0.0) return 0;
+        mg_.apply(exec_, r_.cview(), z_.view());
+        exec_.parallel_for(n, FS_LAMBDA(int i) { p[i] = z[i]; });
         double rz = dot(r_.cview(), z_.cview());
         int it = 0;
         auto ap = ap_.view();
@@ -195,12 +212,12 @@ public:
             exec_.parallel_for(n, FS_LAMBDA(int i) {
                 x[i] += alpha * p[i];
                 r[i] -= alpha * ap[i];
-                z[i] = r[i] / diag[i];
             });
             if (dot(r_.cview(), r_.cview()) <= 1e-12 * b2) {
                 ++it;
                 break;
             }
+            mg_.apply(exec_, r_.cview(), z_.view());
             const double rz_new = dot(r_.cview(), z_.cview());
             const double beta = rz_new / rz;
             rz = rz_new;
@@ -256,13 +273,27 @@ public:
         cells_valid_ = true;
         // Damped Newton needs every cell non-empty at its start (a0 > 0 below; an empty cell's
         // row of the Hessian is zero). When the last step's weights leave one empty, start from
-        // zero weights: the Voronoi cells of distinct particles are never empty.
+        // equal weights: the Voronoi cells of distinct particles are never empty (with a free
+        // surface, equal weights of a disk as large as the largest target: each cell keeps the
+        // part of its disk nearer to it than to any other particle).
         if (max_newton > 0 && (report_.overflow > 0 || !(err.min_area > 0.0))) {
+            double w_equal = 0.0;
+            if (c.free_surface) {
+                auto target = target_.cview();
+                w_equal = exec_.transform_reduce(size(), 0.0, FS_LAMBDA(int i) { return target[i]; }, Largest{}) /
+                          3.14159265358979323846;
+            }
             auto w0 = weight_.view();
-            exec_.parallel_for(size(), FS_LAMBDA(int i) { w0[i] = 0.0; });
+            exec_.parallel_for(size(), FS_LAMBDA(int i) { w0[i] = w_equal; });
             report_.restarted = true;
             report_.overflow = compute_cells(c, weight_.cview());
             err = area_error();
+            if (report_.overflow == 0 && !(err.min_area > 0.0)) {
+                report_.empty_cells = true;  // coincident particles: no weights give both a cell
+                report_.converged = false;
+                report_.max_area_error = err.max_rel;
+                return;
+            }
         }
         report_.max_area_error = err.max_rel;
         if (report_.overflow > 0 || err.max_rel <= tolerance) return;
@@ -282,7 +313,7 @@ public:
                 return;
             }
             ++report_.newton_iterations;
-            report_.cg_iterations += solve_newton_system(shift);
+            report_.cg_iterations += solve_newton_system(c, shift);
             double step = 1.0;
             AreaError next;
             for (int halving = 0;; ++halving) {
@@ -316,6 +347,7 @@ public:
         auto second = second_.cview();
         const dvec2 g = c.gravity;
         const double k_eps = c.rho_min / (2.0 * c.epsilon * c.epsilon);
+        const double mode_k = c.mode_k, rho_min = c.rho_min;
         return exec_.transform_reduce(
             size(), Sums{},
             FS_LAMBDA(int i) {
@@ -330,13 +362,15 @@ public:
                 s.transport_energy = k_eps * second[i];
                 s.area = area[i];
                 s.max_area_error = fabs(area[i] - target[i]) / target[i];
+                s.mode = mode_k > 0.0 && rho[i] > rho_min ? target[i] * x.y * cos(mode_k * x.x) : 0.0;
                 s.nonfinite = std::isfinite(x.x + x.y + v.x + v.y) ? 0 : 1;
                 return s;
             },
             SumsOp{});
     }
 
-    void cells(const Config& c, std::vector<dvec2>& vertices, std::vector<int>& start) override {
+    void cells(const Config& c, std::vector<dvec2>& vertices, std::vector<int>& start,
+               std::vector<double>& radius) override {
         sort_.build(exec_, c.grid, pos_.cview());
         const int n = size();
         Buffer<dvec2> verts(kSpace, static_cast<std::size_t>(n) * kMaxEdges);
@@ -358,6 +392,8 @@ public:
         });
         const std::vector<dvec2> all = verts.to_vector();
         const std::vector<int> counts = count.to_vector();
+        weight_.copy_to_host(radius);
+        for (double& r : radius) r = c.free_surface ? std::sqrt(std::max(r, 0.0)) : 0.0;
         vertices.clear();
         start.assign(1, 0);
         for (int i = 0; i < n; ++i) {
@@ -384,14 +420,14 @@ private:
     Buffer<double> weight_{kSpace}, target_{kSpace}, density_{kSpace};
     Buffer<int> id_{kSpace};
     // The cells as the last computation left them, and the Hessian's rows (kMaxEdges a cell).
-    Buffer<double> area_{kSpace}, second_{kSpace};
-    Buffer<int> edges_{kSpace}, nbr_{kSpace};
+    Buffer<double> area_{kSpace}, second_{kSpace}, self_{kSpace};  // self_: d A_i / d w_i from the arc
+    Buffer<int> edges_{kSpace}, nbr_{kSpace}, overflow_{kSpace};
     Buffer<double> coef_{kSpace};
     // Newton and CG: trial weights, right-hand side, solution, residual, preconditioned residual,
-    // direction, H p, H's diagonal.
-    Buffer<double> trial_{kSpace}, rhs_{kSpace}, x_{kSpace}, r_{kSpace}, z_{kSpace}, p_{kSpace}, ap_{kSpace},
-        diag_{kSpace};
+    // direction, H p.
+    Buffer<double> trial_{kSpace}, rhs_{kSpace}, x_{kSpace}, r_{kSpace}, z_{kSpace}, p_{kSpace}, ap_{kSpace};
     grid::CellSort<Exec> sort_;
+    AggregationMultigrid<Exec> mg_;
     TransportReport report_;
     bool cells_valid_ = false;
 };

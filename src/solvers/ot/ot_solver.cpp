@@ -15,9 +15,11 @@ OtSolver::OtSolver(Backend backend) : EngineSolver(backend) {
     auto& r = params_;
     r.add_choice({"scenario", "Set-up", "Scene", "",
                   "rayleigh_taylor: a heavy liquid over a light one, its interface bent by one sine mode; "
-                  "tutorial: the particle tutorial's box with its random speeds, the gas now a liquid.",
+                  "tutorial: the particle tutorial's box with its random speeds, the gas now a liquid; "
+                  "dam_break: a column of liquid at the box's left, air around it (free surface); "
+                  "drop: a drop of liquid falling into a pool (free surface).",
                   0, 0, false, true},
-                 {"rayleigh_taylor", "tutorial"}, &s_.scenario);
+                 {"rayleigh_taylor", "tutorial", "dam_break", "drop"}, &s_.scenario);
     r.add_vec({"box_size", "Box size", "Scene", "m", "Width and height of the box the liquid fills.", 0.01, 100,
                false, true},
               s_.box_size, 2);
@@ -36,6 +38,17 @@ OtSolver::OtSolver(Backend backend) : EngineSolver(backend) {
                &s_.perturbation);
     r.add_int({"mode", "Mode", "Rayleigh-Taylor", "", "Wavelengths of the bend across the box.", 1, 64, false, true},
               &s_.mode);
+    r.add_vec({"liquid_size", "Liquid column", "Free surface", "m",
+               "Dam break: width and height of the column of liquid at the box's left.", 0.01, 100, false, true},
+              s_.liquid_size, 2);
+    r.add_real({"pool_depth", "Pool depth", "Free surface", "m", "Drop: depth of the pool.", 0, 100, false, true},
+               &s_.pool_depth);
+    r.add_real({"drop_radius", "Drop radius", "Free surface", "m", "Drop: radius of the drop.", 0.001, 100, false,
+                true},
+               &s_.drop_radius);
+    r.add_real({"drop_height", "Drop height", "Free surface", "m", "Drop: height of the drop's centre.", 0, 100,
+                false, true},
+               &s_.drop_height);
     r.add_real({"initial_speed", "Initial speed", "Scene", "m/s",
                 "Each velocity component is initial_speed (rand - 0.5) (the tutorial's 3).", 0, 100, false, true},
                &s_.initial_speed);
@@ -130,6 +143,9 @@ Config OtSolver::config() const {
     c.gravity = gravity_vector<2>(s_.gravity, s_.gravity_direction);
     c.epsilon = s_.epsilon;
     c.rho_min = rho_min_;
+    c.free_surface = free_surface();
+    if (s_.scenario == kRayleighTaylor)
+        c.mode_k = 2.0 * 3.14159265358979323846 * static_cast<double>(s_.mode) / s_.box_size[0];
     // About one particle a grid cell.
     c.grid = grid::make_grid(c.lo, c.hi, 0.5 * s_.box_size[0] / static_cast<double>(s_.resolution), particle_count());
     return c;
@@ -139,23 +155,53 @@ void OtSolver::do_reset() {
     const double W = s_.box_size[0], H = s_.box_size[1];
     const auto nx = static_cast<std::size_t>(s_.resolution);
     const double h = W / static_cast<double>(nx);
-    const auto ny = static_cast<std::size_t>(std::max(1.0, std::round(H / h)));
+    // A hexagonal lattice: rows sqrt(3)/2 spacings apart, every other one shifted by half a
+    // spacing. The square lattice is a saddle of the cells' transport energy (the sum of the
+    // integrals of |y - x_i|^2): under gravity it slides into hexagons by itself, releasing
+    // kinetic energy (measured: a liquid of one density at rest in the 32-across box reached
+    // 1e-2 J in 0.3 s from a square lattice).
+    const auto ny = static_cast<std::size_t>(std::max(1.0, std::round(H / (0.8660254037844386 * h))));
     const double hy = H / static_cast<double>(ny);
-    const std::size_t n = nx * ny;
     // About 400 bytes a cell: the state, the cells' rows of the Hessian, Newton's and CG's vectors.
-    check_memory("resolution", std::to_string(n) + " cells", 400.0 * static_cast<double>(n), backend());
+    check_memory("resolution", std::to_string(nx * ny) + " cells", 400.0 * static_cast<double>(nx * ny), backend());
     if (s_.dt >= s_.epsilon)
         throw ParamError("dt: " + number_text(s_.dt) + " s must stay below epsilon " + number_text(s_.epsilon) +
                          " s (the pull oscillates with period 2 pi eps; the step must resolve it)");
+    // The liquid of a free surface must fit in the box (partial transport needs less liquid than
+    // box).
+    const auto fits = [&](const std::string& key, const std::string& what, bool ok) {
+        if (!ok) throw ParamError(key + ": " + what + " does not fit in the box " + number_text(W) + " x " +
+                                  number_text(H) + " m (box_size)");
+    };
+    if (s_.scenario == kDamBreak)
+        fits("liquid_size", number_text(s_.liquid_size[0]) + " x " + number_text(s_.liquid_size[1]) + " m",
+             s_.liquid_size[0] <= W && s_.liquid_size[1] <= H);
+    if (s_.scenario == kDrop) {
+        fits("pool_depth", number_text(s_.pool_depth) + " m", s_.pool_depth < H);
+        fits("drop_height", "a drop of radius " + number_text(s_.drop_radius) + " m at height " +
+                                number_text(s_.drop_height) + " m above a pool " + number_text(s_.pool_depth) +
+                                " m deep",
+             s_.drop_height - s_.drop_radius >= s_.pool_depth && s_.drop_height + s_.drop_radius <= H &&
+                 2.0 * s_.drop_radius <= W);
+    }
     HostState st;
     std::mt19937_64 rng(static_cast<std::uint64_t>(s_.seed));
     const double A = s_.atwood;
     const double heavy = (1.0 + A) / (1.0 - A);  // against a light liquid of density 1
     const double k = 2.0 * 3.14159265358979323846 * static_cast<double>(s_.mode) / W;
+    const bool partial = free_surface();
     for (std::size_t j = 0; j < ny; ++j)
         for (std::size_t i = 0; i < nx; ++i) {
-            const double x = (static_cast<double>(i) + 0.5 + s_.jitter * (2.0 * uniform01(rng) - 1.0)) * h;
-            const double y = (static_cast<double>(j) + 0.5 + s_.jitter * (2.0 * uniform01(rng) - 1.0)) * hy;
+            // The lattice site, whether it holds liquid, then the jitter.
+            const double x0 = (static_cast<double>(i) + (j % 2 == 0 ? 0.25 : 0.75)) * h;
+            const double y0 = (static_cast<double>(j) + 0.5) * hy;
+            const double jx = s_.jitter * (2.0 * uniform01(rng) - 1.0), jy = s_.jitter * (2.0 * uniform01(rng) - 1.0);
+            if (s_.scenario == kDamBreak && (x0 > s_.liquid_size[0] || y0 > s_.liquid_size[1])) continue;
+            if (s_.scenario == kDrop) {
+                const double dx = x0 - 0.5 * W, dy = y0 - s_.drop_height;
+                if (y0 > s_.pool_depth && dx * dx + dy * dy > s_.drop_radius * s_.drop_radius) continue;
+            }
+            double x = x0 + jx * h, y = y0 + jy * hy;
             st.pos.emplace_back(x, y);
             dvec2 v(0.0);
             if (s_.scenario == kTutorial) {
@@ -163,15 +209,68 @@ void OtSolver::do_reset() {
                 v.y = s_.initial_speed * (uniform01(rng) - 0.5);
             }
             st.vel.push_back(v);
-            st.weight.push_back(0.0);
-            st.target.push_back(h * hy);  // equal areas that fill the box
-            // Rayleigh-Taylor: heavy above the interface y = H/2 + a cos(k x) (the cosine's
-            // crest at the walls keeps the walls free of shear).
-            const bool above = y > 0.5 * H + s_.perturbation * std::cos(k * x);
-            st.density.push_back(s_.scenario == kRayleighTaylor && above ? heavy : 1.0);
+            // Equal areas; with a free surface, a disk of the cell's area to begin Newton from.
+            st.target.push_back(h * hy);
+            st.weight.push_back(partial ? h * hy / 3.14159265358979323846 : 0.0);
+            // Rayleigh-Taylor: heavy above the interface y = H/2 (the cosine's crest at the walls
+            // keeps the walls free of shear).
+            st.density.push_back(s_.scenario == kRayleighTaylor && y0 > 0.5 * H ? heavy : 1.0);
             st.id.push_back(static_cast<int>(st.id.size()));
         }
+    if (st.pos.empty()) throw ParamError("resolution: no particle fits in the liquid at " + std::to_string(nx) +
+                                         " across the box (a larger resolution)");
     set_state(st);
+    if (!partial) settle();
+    if (s_.scenario == kRayleighTaylor && s_.perturbation > 0.0) {
+        // The interface y = H/2 bent to a cos(k x) by the divergence-free displacement
+        // xi = (-(a/k) sin(k x) f'(y), a cos(k x) f(y)), f(y) = exp(-(k (y - H/2))^2 / 2), of
+        // the settled liquids: smooth, so the cells only bend with it and the start stays at
+        // rest (a displacement that shears the rows at the interface, like the linear mode's
+        // e^{-k |y - H/2|}, puts particles far from their cells' centroids). Linear theory needs
+        // only the interface's shape: from rest its amplitude grows as a cosh(sigma t)
+        // (Chandrasekhar 1961, sec. 91).
+        HostState b = state();
+        for (dvec2& p : b.pos) {
+            const double u = k * (p.y - 0.5 * H), f = std::exp(-0.5 * u * u);
+            p = glm::clamp(p + s_.perturbation * dvec2(std::sin(k * p.x) * u * f, std::cos(k * p.x) * f), dvec2(0.0),
+                           dvec2(W, H));
+        }
+        set_state(b);
+    }
+    // The start's cells at their areas (the first stats, and the first step's Newton, begin
+    // from there).
+    engine_->run_stage(kTransport, config(), s_.newton_tolerance, static_cast<int>(s_.max_newton));
+    check_transport("the start");
+}
+
+// The start at rest (a closed box): each particle where its cell's pull holds it against
+// gravity, x_i = c_i + eps^2 g rho_i / rho_min (the pressure stage's balance), c_i its cell's
+// centroid with the cells at their areas, by fixed-point iteration (until no particle moves
+// 1e-4 spacings, at most 50 passes; measured: 20 passes to 1e-3 in the 32-across box). Each pass
+// is a gradient step of the energy, so on the hexagonal lattice (a minimum of the transport
+// energy) it converges; the flat interface is an equilibrium, and the Rayleigh-Taylor bend is
+// put in afterwards. Without it the liquid starts without pressure, falls by eps^2 g in its
+// first steps and rings at the pull's period for the whole run.
+void OtSolver::settle() {
+    const Config c = config();
+    const double h = s_.box_size[0] / static_cast<double>(s_.resolution);
+    std::vector<double> area;
+    std::vector<dvec2> centroid;
+    for (int pass = 0; pass < 50; ++pass) {
+        engine_->run_stage(kTransport, c, s_.newton_tolerance, static_cast<int>(s_.max_newton));
+        check_transport("the start's settling");
+        engine_->cell_fields(area, centroid);
+        HostState st = state();
+        double moved = 0.0;
+        for (std::size_t i = 0; i < st.pos.size(); ++i) {
+            const dvec2 x = glm::clamp(centroid[i] + (s_.epsilon * s_.epsilon * st.density[i] / rho_min_) * c.gravity,
+                                       c.lo, c.hi);
+            moved = std::max(moved, glm::length(x - st.pos[i]));
+            st.pos[i] = x;
+        }
+        set_state(st);
+        if (moved < 1e-4 * h) break;
+    }
 }
 
 void OtSolver::on_upload() {
@@ -183,18 +282,21 @@ void OtSolver::on_upload() {
 void OtSolver::run_stage(int index) {
     const Config c = config();
     engine_->run_stage(index, c, s_.newton_tolerance, static_cast<int>(s_.max_newton));
-    if (index == kTransport) {
-        const TransportReport& r = engine_->report();
-        const std::string step = "step " + std::to_string(step_count() + 1) + ": ";
-        if (r.overflow > 0)
-            throw SimulationError(step + std::to_string(r.overflow) + " cell(s) would have more than " +
-                                  std::to_string(kMaxEdges) + " edges (particles piled up: a smaller dt or "
-                                  "epsilon)");
-        if (!r.converged)
-            throw SimulationError(step + "the transport's Newton did not bring the cells to their areas in " +
-                                  std::to_string(s_.max_newton) + " iterations (largest area error " +
-                                  number_text(r.max_area_error) + "; a smaller dt, or more Newton iterations)");
-    }
+    if (index == kTransport) check_transport("step " + std::to_string(step_count() + 1));
+}
+
+void OtSolver::check_transport(const std::string& when) {
+    const TransportReport& r = engine_->report();
+    if (r.overflow > 0)
+        throw SimulationError(when + ": " + std::to_string(r.overflow) + " cell(s) would have more than " +
+                              std::to_string(kMaxEdges) + " edges (particles piled up: a smaller dt or epsilon)");
+    if (r.empty_cells)
+        throw SimulationError(when + ": a cell stays empty whatever its weight: two particles coincide (no "
+                              "transport gives both their area)");
+    if (!r.converged)
+        throw SimulationError(when + ": the transport's Newton did not bring the cells to their areas in " +
+                              std::to_string(s_.max_newton) + " iterations (largest area error " +
+                              number_text(r.max_area_error) + "; a smaller dt, or more Newton iterations)");
 }
 
 double OtSolver::finish_step(Stats& out) {
@@ -222,21 +324,71 @@ void OtSolver::report(const Sums& s, Stats& out) const {
     out.set("transport_energy", s.transport_energy);
     out.set("area_error", s.max_area_error);
     out.set("total_area", s.area);
+    if (s_.scenario == kRayleighTaylor) {
+        // The interface y = H/2 + a cos(k x) bounds the denser liquid, whose sum of T y cos(k x)
+        // is then -(H W / 4) a to first order in a (the integral of y cos(k x) over y > H/2 + a
+        // cos(k x)): the mode's amplitude without tracking the interface.
+        out.set("interface_amplitude", -4.0 * s.mode / (s_.box_size[0] * s_.box_size[1]));
+    }
+}
+
+// A cell's outline for drawing: its polygon, with the parts outside its disk (a free surface)
+// replaced by the arc, in steps of at most 10 degrees (the same pieces as moments() integrates).
+static void outline(const std::vector<dvec2>& v, int begin, int end, dvec2 x, double r, std::vector<float>& xy) {
+    const auto put = [&](dvec2 p) {
+        xy.push_back(static_cast<float>(p.x));
+        xy.push_back(static_cast<float>(p.y));
+    };
+    const auto arc = [&](dvec2 a, dvec2 b) {  // from the direction of a to that of b, both relative to x
+        const double phi0 = std::atan2(a.y, a.x);
+        const double phi = std::atan2(a.x * b.y - b.x * a.y, a.x * b.x + a.y * b.y);
+        const int m = std::max(1, static_cast<int>(std::ceil(std::fabs(phi) / 0.1745)));
+        for (int j = 1; j <= m; ++j) {
+            const double t = phi0 + phi * j / m;
+            put(x + r * dvec2(std::cos(t), std::sin(t)));
+        }
+    };
+    for (int k = begin; k < end; ++k) {
+        const dvec2 a = v[static_cast<std::size_t>(k)] - x, b = v[static_cast<std::size_t>(k + 1 < end ? k + 1 : begin)] - x;
+        if (r <= 0.0) {
+            put(x + a);
+            continue;
+        }
+        double t0, t1;
+        chord(a, b, r, t0, t1);
+        if (t0 >= t1) {
+            arc(a, b);
+            continue;
+        }
+        const dvec2 p0 = a + t0 * (b - a), p1 = a + t1 * (b - a);
+        if (t0 > 0.0)
+            arc(a, p0);  // ends at p0
+        else
+            put(x + a);
+        if (t1 < 1.0) {
+            put(x + p1);
+            arc(p1, b);
+        }
+    }
 }
 
 void OtSolver::cell_polygons(std::vector<float>& xy, std::vector<int>& start) const {
     std::vector<dvec2> v;
-    engine_->cells(config(), v, start);  // in the engine's order, the fields' order
-    xy.resize(2 * v.size());
-    for (std::size_t k = 0; k < v.size(); ++k) {
-        xy[2 * k] = static_cast<float>(v[k].x);
-        xy[2 * k + 1] = static_cast<float>(v[k].y);
+    std::vector<int> poly_start;
+    std::vector<double> radius;
+    engine_->cells(config(), v, poly_start, radius);  // in the engine's order, the fields' order
+    const HostState st = state();
+    xy.clear();
+    start.assign(1, 0);
+    for (std::size_t i = 0; i + 1 < poly_start.size(); ++i) {
+        outline(v, poly_start[i], poly_start[i + 1], st.pos[i], radius[i], xy);
+        start.push_back(static_cast<int>(xy.size() / 2));
     }
 }
 
-void OtSolver::cells(std::vector<dvec2>& vertices, std::vector<int>& start) {
+void OtSolver::cells(std::vector<dvec2>& vertices, std::vector<int>& start, std::vector<double>& radius) {
     // The engine's order is the state's (the ot pipeline never permutes its particles).
-    engine_->cells(config(), vertices, start);
+    engine_->cells(config(), vertices, start, radius);
 }
 
 }  // namespace fs::ot

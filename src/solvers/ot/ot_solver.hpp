@@ -12,7 +12,7 @@
 
 namespace fs::ot {
 
-enum Scenario : int { kRayleighTaylor = 0, kTutorial = 1 };
+enum Scenario : int { kRayleighTaylor = 0, kTutorial = 1, kDamBreak = 2, kDrop = 3 };
 
 struct Settings {
     int scenario = kRayleighTaylor;
@@ -24,6 +24,10 @@ struct Settings {
     double perturbation = 0.02;  // m
     long long mode = 1;          // wavelengths across the box
     double initial_speed = 0.0;
+    double liquid_size[2] = {0.4, 0.8};  // dam break: the column at the box's left
+    double pool_depth = 0.3;             // drop: the pool's depth, the drop's radius and its centre's height
+    double drop_radius = 0.12;
+    double drop_height = 0.75;
     double dt = 0.002;
     double gravity = 9.81;
     double gravity_direction[2] = {0.0, -1.0};
@@ -50,9 +54,11 @@ public:
         hi[2] = 0.0;
     }
     const Settings& settings() const { return s_; }
-    // The cells at the current weights, in the order of state(): cell k has
-    // vertices[start[k] .. start[k+1]) (tests, drawing).
-    void cells(std::vector<dvec2>& vertices, std::vector<int>& start);
+    // The cells at the current weights, in the order of state(): cell k is the polygon
+    // vertices[start[k] .. start[k+1]) cut by the disk of radius radius[k] > 0 about its particle
+    // (a free surface; 0: no disk) (tests).
+    void cells(std::vector<dvec2>& vertices, std::vector<int>& start, std::vector<double>& radius);
+    bool free_surface() const { return s_.scenario == kDamBreak || s_.scenario == kDrop; }
     Config config() const;
     void cell_polygons(std::vector<float>& xy, std::vector<int>& start) const override;
 
@@ -65,6 +71,8 @@ protected:
 
 private:
     void report(const Sums& s, Stats& out) const;
+    void check_transport(const std::string& when);
+    void settle();
     Settings s_;
     double rho_min_ = 1.0;
 };
