@@ -112,6 +112,8 @@ INSTANTIATE_TEST_SUITE_P(
         // fields read the cells), two densities; and the tutorial's random speeds.
         Scenario{"ot_rayleigh_taylor", "ot_rayleigh_taylor", {"resolution=12"}},
         Scenario{"ot_tutorial", "ot_tutorial", {"resolution=12"}},
+        // The free surface (cells cut by disks) and the viscosity between cells.
+        Scenario{"ot_dam_break", "ot_dam_break", {"resolution=32", "viscosity=0.001"}},
         // A vortex ring (direct Biot-Savart, tracers on a coarse vortex-in-cell grid).
         Scenario{"vortex_ring", "vortex_ring", {"ring_tracers=2000", "grid_cells=16"}},
         // Flames, buoyancy and a plate that takes the fluid's impulse (emission, bodies).

@@ -371,6 +371,90 @@ private:
     std::vector<double> t_, x_;
 };
 
+// ---- Rayleigh-Taylor: the interface's growth against linear theory ----------------------------
+// A heavy liquid over a light one, the interface bent to a cos(k x), both at rest between walls
+// a depth h above and below: the bend grows as a cosh(sigma t) with
+// sigma^2 = A g k tanh(k h) (Chandrasekhar 1961, ch. X, layers of equal depth), A the Atwood
+// number, while it stays linear (k a small); with a kinematic viscosity nu in both liquids,
+// sigma = sqrt(A g k tanh(k h) + nu^2 k^4) - nu k^2 (the approximation in Sharp 1984, "An
+// overview of Rayleigh-Taylor instability", Physica D 12). The growth rate is fitted as the sigma whose
+// a(t) = C e^{sigma t} + D e^{-sigma t} fits the samples best in least squares (any start of the
+// one mode is such a sum), over the samples with k a <= 0.1.
+class RtGrowth final : public Comparer {
+public:
+    RtGrowth(double atwood, double g, double k, double depth, double nu) : k_(k) {
+        sigma_ = std::sqrt(atwood * g * k * std::tanh(k * depth) + nu * nu * k * k * k * k) - nu * k * k;
+    }
+
+    void sample(const Solver& s) override {
+        const double t = s.time();
+        if (!t_.empty() && t <= t_.back()) return;
+        t_.push_back(t);
+        a_.push_back(s.stats().get("interface_amplitude"));
+    }
+
+    // The best sigma, and the residual's root mean square, over the linear samples.
+    static bool fit(const std::vector<double>& t, const std::vector<double>& a, double& sigma, double& rms) {
+        double best = -1.0;
+        for (double s = 0.05; s <= 100.0; s *= 1.001) {
+            double s11 = 0, s12 = 0, s22 = 0, b1 = 0, b2 = 0;
+            for (std::size_t k = 0; k < t.size(); ++k) {
+                const double u = std::exp(s * (t[k] - t.back())), v = std::exp(-s * t[k]);  // scaled: no overflow
+                s11 += u * u;
+                s12 += u * v;
+                s22 += v * v;
+                b1 += u * a[k];
+                b2 += v * a[k];
+            }
+            const double det = s11 * s22 - s12 * s12;
+            if (!(det > 1e-300)) continue;
+            const double C = (b1 * s22 - b2 * s12) / det, D = (s11 * b2 - s12 * b1) / det;
+            double e = 0;
+            for (std::size_t k = 0; k < t.size(); ++k) {
+                const double r = C * std::exp(s * (t[k] - t.back())) + D * std::exp(-s * t[k]) - a[k];
+                e += r * r;
+            }
+            if (best < 0 || e < best) {
+                best = e;
+                sigma = s;
+            }
+        }
+        if (best < 0) return false;
+        rms = std::sqrt(best / static_cast<double>(t.size()));
+        return true;
+    }
+
+    Comparison result() const override {
+        Comparison c = heading("rt_growth", "Rayleigh-Taylor: the interface's amplitude",
+                               "Chandrasekhar, Hydrodynamic and Hydromagnetic Stability (1961), ch. X: "
+                               "a(t) = a0 cosh(sigma t), sigma^2 = A g k tanh(k h); with viscosity nu, "
+                               "sigma = sqrt(A g k tanh(k h) + nu^2 k^4) - nu k^2 (Sharp 1984)",
+                               "t (s)", "amplitude of the cos(k x) bend (m)", t_, a_, true, "simulation",
+                               "linear theory");
+        if (t_.size() < 2) return c;
+        std::vector<double> t, a;
+        for (std::size_t k = 0; k < t_.size() && k_ * std::fabs(a_[k]) <= 0.1; ++k) {
+            t.push_back(t_[k]);
+            a.push_back(a_[k]);
+        }
+        const double a0 = a_.front();
+        for (double tt : t_) {
+            c.reference.x.push_back(tt);
+            c.reference.y.push_back(a0 * std::cosh(sigma_ * tt));
+        }
+        double sigma = 0, rms = 0;
+        if (t.size() < 10 || t.back() * sigma_ < 1.0 || !fit(t, a, sigma, rms)) return c;
+        c.deviation = sigma / sigma_ - 1.0;
+        c.verdict = fmt("growth rate %.3f /s against %.3f /s (%+.1f%%), fitted over %.3g s of linear growth",
+                        sigma, sigma_, 100 * c.deviation, t.back() - t.front());
+        return c;
+    }
+
+private:
+    double k_, sigma_;
+    std::vector<double> t_, a_;
+};
+
 }  // namespace
 
 nlohmann::json to_json(const Comparison& c) {
@@ -419,6 +503,12 @@ std::vector<std::unique_ptr<Comparer>> comparers_for(const Solver& s) {
             out.push_back(std::make_unique<RingSpeed>(axis, vortons, std::fabs(param1(s, "ring_circulation")),
                                                       param1(s, "ring_radius"), param1(s, "core_radius")));
         }
+    }
+    if (kind == "ot" && s.stats().find("interface_amplitude") && !up.empty() && up[1] > 0.999) {
+        const std::vector<double> box = param(s, "box_size");
+        if (box.size() == 2 && box[0] > 0)
+            out.push_back(std::make_unique<RtGrowth>(param1(s, "atwood"), g, 2 * kPi * param1(s, "mode", 1) / box[0],
+                                                     0.5 * box[1], param1(s, "viscosity")));
     }
     return out;
 }

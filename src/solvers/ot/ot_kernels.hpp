@@ -40,6 +40,10 @@ struct Config {
     // Partial transport (a free surface, Levy 2022): the liquid covers less than the box, and a
     // cell is its Laguerre cell cut by the disk |y - x_i|^2 <= w_i (the air's power is 0).
     bool free_surface = false;
+    double viscosity = 0.0;  // kinematic (m^2/s), between neighbouring cells
+    // A closed box: the density whose weight, rho_ref g per volume, the pressure carries without
+    // the pull (see OtSolver::on_upload); 0 with a free surface.
+    double rho_ref = 0.0;
     double mode_k = 0.0;  // Rayleigh-Taylor: the perturbation's wavenumber (its amplitude's stat)
     grid::Grid2 grid;         // the search grid over the box
 };

@@ -32,6 +32,7 @@ struct Settings {
     double gravity = 9.81;
     double gravity_direction[2] = {0.0, -1.0};
     double epsilon = 0.01;
+    double viscosity = 0.0;  // m^2/s
     double newton_tolerance = 1e-7;
     long long max_newton = 30;
     long long grid_side = 0;  // diagnostic
@@ -75,6 +76,7 @@ private:
     void settle();
     Settings s_;
     double rho_min_ = 1.0;
+    double rho_ref_ = 0.0;
 };
 
 }  // namespace fs::ot
