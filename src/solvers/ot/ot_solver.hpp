@@ -77,6 +77,7 @@ private:
     Settings s_;
     double rho_min_ = 1.0;
     double rho_ref_ = 0.0;
+    double mode_flat_ = 0.0;  // the Rayleigh-Taylor mode's sum for the settled, flat interface
 };
 
 }  // namespace fs::ot
