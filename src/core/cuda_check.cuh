@@ -5,6 +5,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "core/cuda_fault.hpp"
@@ -23,19 +25,33 @@ inline std::string cuda_error_message(const std::string& what, cudaError_t err) 
         std::string(call) + " failed at " + file + ":" + std::to_string(line), err));
 }
 
-// After a kernel launch. A launch error (bad configuration, no device) is always reported. Debug
-// builds also wait for the kernel, so a fault inside it is blamed on this launch rather than on
-// whichever later call happens to notice it; release builds keep launches asynchronous.
-inline void check_launch(const char* what) {
-    cudaError_t err = cudaGetLastError();
-    if (cuda_detail::fault_now(CudaFaultSite::Launch) || cuda_detail::context_broken()) {
-        throw CudaError(cuda_error_message(std::string(what) + " failed", cudaErrorLaunchFailure) +
-                        cuda_detail::kInjected);
-    }
+// Whether every launch waits for its kernel: debug builds, or FS_CUDA_SYNC set to anything but
+// "" or "0" (read once).
+inline bool sync_every_launch() {
 #ifndef NDEBUG
-    if (err == cudaSuccess) err = cudaDeviceSynchronize();
+    return true;
+#else
+    static const bool on = [] {
+        const char* v = std::getenv("FS_CUDA_SYNC");
+        return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+    }();
+    return on;
 #endif
-    if (err != cudaSuccess) throw CudaError(cuda_error_message(std::string(what) + " failed", err));
+}
+
+// After a kernel launch made at file:line (the executor's caller). A launch error (bad
+// configuration, no device) is always reported. Under sync_every_launch() it also waits for the
+// kernel, so a fault inside it is blamed on this launch, by source line, rather than on whichever
+// later call happens to notice it; otherwise launches stay asynchronous.
+inline void check_launch(const char* what, const char* file = nullptr, int line = 0) {
+    cudaError_t err = cudaGetLastError();
+    const std::string where =
+        std::string(what) + (file != nullptr ? std::string(" launched at ") + file + ":" + std::to_string(line) : "");
+    if (cuda_detail::fault_now(CudaFaultSite::Launch) || cuda_detail::context_broken()) {
+        throw CudaError(cuda_error_message(where + " failed", cudaErrorLaunchFailure) + cuda_detail::kInjected);
+    }
+    if (err == cudaSuccess && sync_every_launch()) err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) throw CudaError(cuda_error_message(where + " failed", err));
 }
 
 }  // namespace fs

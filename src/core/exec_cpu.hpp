@@ -101,9 +101,9 @@ public:
         const std::size_t digits = std::size_t{1} << width;
         const K mask = static_cast<K>(digits - 1);
         const int blocks = (n + kBlock - 1) / kBlock;
-        K* kd = reserve(sort_keys_, n, kd);
-        V* vd = reserve(sort_values_, n, vd);
-        int* count = reserve(sort_counts_, static_cast<std::size_t>(blocks) * digits, count);
+        K* kd = reserve<K>(sort_keys_, n);
+        V* vd = reserve<V>(sort_values_, n);
+        int* count = reserve<int>(sort_counts_, static_cast<std::size_t>(blocks) * digits);
         K* ks = keys.data;
         V* vs = values.data;
         for (unsigned pass = 0, shift = 0; pass < passes; ++pass, shift += width) {
@@ -156,9 +156,9 @@ private:
     }
     std::vector<std::max_align_t> scratch_;
 
-    // Room for n values of T in `store` (grows only); the last argument only names T.
+    // Room for n values of T in `store` (grows only).
     template <class T>
-    static T* reserve(std::vector<std::max_align_t>& store, std::size_t n, T* /*type*/) {
+    static T* reserve(std::vector<std::max_align_t>& store, std::size_t n) {
         const std::size_t words = (n * sizeof(T) + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
         if (store.size() < words) store.resize(words);
         return reinterpret_cast<T*>(store.data());

@@ -67,19 +67,21 @@ public:
     static constexpr int kThreads = 256;  // per block
 
     // f(i) for i in [0, n); the iterations are independent.
+    // (file and line default to the caller's: a failed launch names the kernel body's place.)
     template <class F>
-    void parallel_for(int n, const F& f) const {
+    void parallel_for(int n, const F& f, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
         if (n <= 0) return;
         const int blocks =
             std::min(n / kThreads + (n % kThreads != 0), cuda_exec_detail::max_blocks());
         cuda_exec_detail::for_each_index<<<blocks, kThreads>>>(n, f);
-        check_launch("parallel_for");
+        check_launch("parallel_for", file, line);
     }
 
     // op(init, op(map(0), ..., map(n-1))) in CUB's grouping; op must be associative and
     // commutative. The result is copied back to the host (this waits for the stream).
     template <class T, class Map, class Op>
-    T transform_reduce(int n, T init, const Map& map, const Op& op) {
+    T transform_reduce(int n, T init, const Map& map, const Op& op, const char* file = __builtin_FILE(),
+                       int line = __builtin_LINE()) {
         static_assert(std::is_trivially_copyable_v<T>, "the result is copied back with memcpy");
         if (n <= 0) return init;
         const thrust::counting_iterator<int> first(0);
@@ -92,7 +94,7 @@ public:
         T* result = reinterpret_cast<T*>(scratch);
         FS_CUDA_CHECK(cub::DeviceReduce::TransformReduce(scratch + result_bytes, temp_bytes, first,
                                                          result, n, op, map, init));
-        check_launch("transform_reduce");
+        check_launch("transform_reduce", file, line);
         T host = init;
         mem_copy(&host, MemorySpace::Host, result, MemorySpace::Device, sizeof(T));
         return host;

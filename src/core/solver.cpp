@@ -1,6 +1,9 @@
 #include "core/solver.hpp"
 
+#include "core/memory.hpp"
+
 #include <chrono>
+#include <string>
 #include <numeric>
 
 namespace fs {
@@ -29,8 +32,15 @@ bool Solver::advance_stage() {
     const int n = static_cast<int>(stages().size());
     if (static_cast<int>(pending_ms_.size()) != n) pending_ms_.assign(stages().size(), 0.0);
     const auto t0 = std::chrono::steady_clock::now();
-    run_stage(next_stage_);
-    synchronize();
+    try {
+        run_stage(next_stage_);
+        synchronize();
+    } catch (const CudaError& e) {
+        // A GPU failure names the stage it surfaced in (with FS_CUDA_SYNC=1 that is the stage
+        // whose kernel failed, and the message names the launch's source line too).
+        throw CudaError(std::string(e.what()) + " (stage '" + stages()[static_cast<std::size_t>(next_stage_)].name +
+                        "')");
+    }
     pending_ms_[next_stage_] = ms_since(t0);
     if (++next_stage_ < n) return false;
 
