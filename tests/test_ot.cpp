@@ -184,9 +184,12 @@ TEST(OtFreeSurface, ADamBreakKeepsItsAreaAndItsEnergy) {
     set(s, "liquid_size", "0.4,0.8");
     set(s, "resolution", "64");
     s.reset();
-    const double area0 = s.stats().get("total_area");
+    // The liquid's area: the sum of the cells' targets (the reset only builds the lattice; the
+    // first step projects it).
+    double area0 = 0.0;
+    for (double t : s.state().target) area0 += t;
+    s.step();
     const double e0 = s.stats().get("total_energy");
-    EXPECT_NEAR(area0, s.state().target.size() * s.state().target[0], 1e-6 * area0);
     double worst = 0.0;
     for (int k = 0; k < 150; ++k) {
         s.step();
@@ -237,7 +240,8 @@ TEST(OtParams, LiquidThatDoesNotFitAndCoincidentParticlesAreRefused) {
 
 TEST(OtTransport, NewtonBringsEveryCellToItsAreaInAFewIterations) {
     OtSolver s;
-    s.reset();  // the Rayleigh-Taylor set-up: 32 x 64 cells, settled at rest
+    s.reset();  // the Rayleigh-Taylor set-up, 32 across
+    s.step();   // the first step settles the start at rest and projects it
     EXPECT_LE(s.stats().get("area_error"), s.settings().newton_tolerance);
     // Every particle moved by up to a fifth of the spacing: the cells at the old weights are far
     // from their areas.

@@ -74,10 +74,15 @@ private:
     void report(const Sums& s, Stats& out) const;
     void check_transport(const std::string& when);
     void settle();
+    void start_run();
+    HostState bent(HostState flat) const;
     Settings s_;
     double rho_min_ = 1.0;
     double rho_ref_ = 0.0;
     double mode_flat_ = 0.0;  // the Rayleigh-Taylor mode's sum for the settled, flat interface
+    HostState start_flat_;         // the reset's lattice before the bend, until the first step
+    bool start_pending_ = false;   // the first step settles and projects the start (start_run)
+    bool internal_upload_ = false; // set_state from do_reset / start_run (keeps start_pending_)
 };
 
 }  // namespace fs::ot
