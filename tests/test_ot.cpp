@@ -34,6 +34,37 @@ int inside(const std::vector<dvec2>& v, int begin, int end, dvec2 p, double marg
     return sign;
 }
 
+// The brute force: the particle of least power distance |y - x_j|^2 - w_j from y, that power,
+// and the next least.
+struct LeastPower {
+    std::size_t index = 0;
+    double power = 1e300, second = 1e300;
+};
+LeastPower least_power(const HostState& h, dvec2 y) {
+    LeastPower r;
+    for (std::size_t j = 0; j < h.pos.size(); ++j) {
+        const double d = glm::dot(y - h.pos[j], y - h.pos[j]) - h.weight[j];
+        if (d < r.power) {
+            r.second = r.power;
+            r.power = d;
+            r.index = j;
+        } else if (d < r.second) {
+            r.second = d;
+        }
+    }
+    return r;
+}
+
+// The shoelace area of the polygon v[begin, end).
+double polygon_area(const std::vector<dvec2>& v, int begin, int end) {
+    double a = 0.0;
+    for (int k = begin; k < end; ++k) {
+        const dvec2 p = v[static_cast<std::size_t>(k)], q = v[static_cast<std::size_t>(k + 1 < end ? k + 1 : begin)];
+        a += p.x * q.y - q.x * p.y;
+    }
+    return 0.5 * a;
+}
+
 // A cloud with random weights and the degenerate cases: collinear particles, a coincident pair,
 // particles on the box's walls and corners.
 HostState cloud(std::uint64_t seed) {
@@ -70,14 +101,7 @@ TEST(OtCells, PartitionTheBoxAndMatchABruteForcePowerDiagram) {
         s.cells(v, start, radius);
         ASSERT_EQ(start.size(), h.pos.size() + 1);
         double total = 0.0;
-        for (std::size_t i = 0; i < h.pos.size(); ++i) {
-            double a = 0.0;
-            for (int k = start[i]; k < start[i + 1]; ++k) {
-                const dvec2 p = v[static_cast<std::size_t>(k)], q = v[static_cast<std::size_t>(k + 1 < start[i + 1] ? k + 1 : start[i])];
-                a += p.x * q.y - q.x * p.y;
-            }
-            total += 0.5 * a;
-        }
+        for (std::size_t i = 0; i < h.pos.size(); ++i) total += polygon_area(v, start[i], start[i + 1]);
         EXPECT_NEAR(total, 2.0, 1e-12) << "seed " << seed;
         // Random points: the cell that holds each is the particle of least power distance.
         std::mt19937_64 rng(seed + 100);
@@ -85,18 +109,9 @@ TEST(OtCells, PartitionTheBoxAndMatchABruteForcePowerDiagram) {
         int checked = 0;
         for (int k = 0; k < 3000; ++k) {
             const dvec2 y(u(rng), 2.0 * u(rng));
-            std::size_t best = 0;
-            double best_d = 1e300, second = 1e300;
-            for (std::size_t j = 0; j < h.pos.size(); ++j) {
-                const double d = glm::dot(y - h.pos[j], y - h.pos[j]) - h.weight[j];
-                if (d < best_d) {
-                    second = best_d;
-                    best_d = d;
-                    best = j;
-                } else if (d < second) {
-                    second = d;
-                }
-            }
+            const LeastPower lp = least_power(h, y);
+            const std::size_t best = lp.index;
+            const double best_d = lp.power, second = lp.second;
             if (second - best_d < 1e-9) continue;  // on a bisector: either cell may hold it
             ++checked;
             EXPECT_EQ(inside(v, start[best], start[best + 1], y, -1e-12), 1)
@@ -150,18 +165,9 @@ TEST(OtCells, WithAFreeSurfaceEachCellIsItsLaguerreCellCutByItsDisk) {
         const int samples = 200000;
         for (int k = 0; k < samples; ++k) {
             const dvec2 y(u(pts), 2.0 * u(pts));
-            std::size_t best = 0;
-            double best_d = 1e300, second = 1e300;
-            for (std::size_t j = 0; j < h.pos.size(); ++j) {
-                const double d = glm::dot(y - h.pos[j], y - h.pos[j]) - h.weight[j];
-                if (d < best_d) {
-                    second = best_d;
-                    best_d = d;
-                    best = j;
-                } else if (d < second) {
-                    second = d;
-                }
-            }
+            const LeastPower lp = least_power(h, y);
+            const std::size_t best = lp.index;
+            const double best_d = lp.power, second = lp.second;
             if (best_d <= 0.0) ++liquid;
             if (k % 50 != 0 || second - best_d < 1e-9 || std::fabs(best_d) < 1e-9) continue;
             ++checked;
@@ -255,14 +261,8 @@ TEST(OtTransport, NewtonBringsEveryCellToItsAreaInAFewIterations) {
     std::vector<double> radius;
     s.cells(v, start, radius);
     double worst = 0.0;
-    for (std::size_t i = 0; i < h.pos.size(); ++i) {
-        double a = 0.0;
-        for (int k = start[i]; k < start[i + 1]; ++k) {
-            const dvec2 p = v[static_cast<std::size_t>(k)], q = v[static_cast<std::size_t>(k + 1 < start[i + 1] ? k + 1 : start[i])];
-            a += 0.5 * (p.x * q.y - q.x * p.y);
-        }
-        worst = std::max(worst, std::fabs(a - h.target[i]) / h.target[i]);
-    }
+    for (std::size_t i = 0; i < h.pos.size(); ++i)
+        worst = std::max(worst, std::fabs(polygon_area(v, start[i], start[i + 1]) - h.target[i]) / h.target[i]);
     EXPECT_GT(worst, 0.1);
     for (int k = 0; k < 5; ++k) {
         s.step();

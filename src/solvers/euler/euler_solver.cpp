@@ -2,6 +2,7 @@
 
 #include "core/memory_budget.hpp"
 #include "solvers/common/gravity.hpp"
+#include "solvers/common/motion_fields.hpp"
 #include "core/random.hpp"
 #include "solvers/common/pair_list.hpp"
 
@@ -116,16 +117,8 @@ void EulerSolver::read_field(std::string_view name, std::vector<double>& out) co
     HostState s;
     engine_->download(s);
     out.clear();
-    const std::size_t n = s.pos.size();
-    if (name == "position" || name == "velocity") {
-        const auto& v = name == "position" ? s.pos : s.vel;
-        out.reserve(2 * n);
-        for (const auto& p : v) {
-            out.push_back(p.x);
-            out.push_back(p.y);
-        }
-    } else if (name == "speed") {
-        for (const auto& v : s.vel) out.push_back(std::sqrt(v.x * v.x + v.y * v.y));
+    if (read_motion_field(name, s.pos, s.vel, out)) {
+        return;
     } else if (name == "mass") {
         out = s.mass;
     } else if (name == "id") {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 #include <cmath>
 #include <vector>
 
@@ -114,8 +115,9 @@ public:
             return;
         }
         if (!cells_valid_) transport(c, 1e300, 0);
-        auto old = vel_old_.view();
-        exec_.parallel_for(size(), FS_LAMBDA(int i) { old[i] = vel[i]; });
+        // The step's velocities become the old ones by a swap of buffers (no copy).
+        std::swap(vel_, vel_old_);
+        vel = vel_.view();
         auto v0 = vel_old_.cview();
         auto edges = edges_.cview();
         auto nbr = nbr_.cview();
@@ -137,12 +139,8 @@ public:
     // Hessian's row (the neighbours across its edges and their weights). Returns the number of
     // cells that overflowed.
     long long compute_cells(const Config& config, View<const double> w) {
-        // The security radius needs the spread of these weights.
-        const dvec2 range = exec_.transform_reduce(
-            size(), dvec2(1e300, -1e300), FS_LAMBDA(int i) { return dvec2(w[i], w[i]); }, RangeOp{});
-        Config c = config;
-        c.weight_max = size() > 0 ? range.y : 0.0;
-        const CellSearch search{c.grid, sort_.cell_start(), sort_.order(), pos_.cview(), w};
+        const Config c = with_weight_max(config, w);
+        const CellSearch search = cell_search(c, w);
         auto area = area_.view();
         auto second = second_.view();
         auto self = self_.view();
@@ -247,7 +245,7 @@ public:
                 x[i] += alpha * p[i];
                 r[i] -= alpha * ap[i];
             });
-            const Residual res = residual(tolerance);
+            const Residual res = residual();
             if (res.worst <= 0.25 * tolerance || res.norm2 <= 1e-20 * b2) {
                 ++it;
                 break;
@@ -273,7 +271,7 @@ public:
             return s;
         }
     };
-    Residual residual(double) {
+    Residual residual() {
         auto r = r_.cview();
         auto target = target_.cview();
         return exec_.transform_reduce(
@@ -453,11 +451,8 @@ public:
         Buffer<dvec2> verts(kSpace, static_cast<std::size_t>(n) * kMaxEdges);
         Buffer<int> count(kSpace, static_cast<std::size_t>(n));
         auto w = weight_.cview();
-        const dvec2 range = exec_.transform_reduce(
-            n, dvec2(1e300, -1e300), FS_LAMBDA(int i) { return dvec2(w[i], w[i]); }, RangeOp{});
-        Config cc = c;
-        cc.weight_max = n > 0 ? range.y : 0.0;
-        const CellSearch search{c.grid, sort_.cell_start(), sort_.order(), pos_.cview(), w};
+        const Config cc = with_weight_max(c, w);
+        const CellSearch search = cell_search(cc, w);
         auto vv = verts.view();
         auto cnt = count.view();
         exec_.parallel_for(n, FS_LAMBDA(int i) {
@@ -487,9 +482,18 @@ public:
 
     void synchronize() override { exec_.synchronize(); }
 
-    struct RangeOp {
-        FS_HDI dvec2 operator()(dvec2 a, dvec2 b) const { return dvec2(a.x < b.x ? a.x : b.x, a.y > b.y ? a.y : b.y); }
-    };
+    // The config for cells at weights w: the security radius needs their largest.
+    Config with_weight_max(const Config& config, View<const double> w) {
+        Config c = config;
+        c.weight_max = size() > 0 ? exec_.transform_reduce(size(), -1e300, FS_LAMBDA(int i) { return w[i]; }, Largest{})
+                                  : 0.0;
+        return c;
+    }
+
+    // The search over the sorted particles (sort_ built for the current positions).
+    CellSearch cell_search(const Config& c, View<const double> w) const {
+        return CellSearch{c.grid, sort_.cell_start(), sort_.order(), pos_.cview(), w};
+    }
 
 private:
     Exec exec_;

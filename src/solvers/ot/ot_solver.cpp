@@ -8,6 +8,7 @@
 #include "core/memory_budget.hpp"
 #include "core/random.hpp"
 #include "solvers/common/gravity.hpp"
+#include "solvers/common/motion_fields.hpp"
 
 namespace fs::ot {
 
@@ -105,13 +106,8 @@ void OtSolver::read_field(std::string_view name, std::vector<double>& out) const
     engine_->download(s);
     out.clear();
     const std::size_t n = s.pos.size();
-    if (name == "position" || name == "velocity") {
-        for (const dvec2& v : name == "position" ? s.pos : s.vel) {
-            out.push_back(v.x);
-            out.push_back(v.y);
-        }
-    } else if (name == "speed") {
-        for (const dvec2& v : s.vel) out.push_back(std::sqrt(v.x * v.x + v.y * v.y));
+    if (read_motion_field(name, s.pos, s.vel, out)) {
+        return;
     } else if (name == "density") {
         out = s.density;
     } else if (name == "weight") {
