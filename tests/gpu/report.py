@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""tests/gpu/run.sh's report: OUT_DIR/report.md and OUT_DIR/report.json from what the run left
+there (gpu.csv, log/, parity/, sanitize/, bench/). Prints the Markdown.
+  tests/gpu/report.py OUT_DIR --gpu 0|1 [--build-failed]
+
+Each benchmark is given as an absolute figure and as a fraction of the device-to-device copy
+bandwidth measured in the same run (bench/copy.json, bytes read plus bytes written): the bytes a
+step must move at the least (each particle's state read once and written once, all float64)
+over the step's median time, divided by the copy's bandwidth. That is a floor model: a step that
+reaches 1.0 moves no byte more than it must.
+"""
+import glob
+import json
+import os
+import re
+import sys
+
+# Bytes a particle's step must read and write at the least: its float64 state, read and written
+# (positions and velocities), plus what is only read (Euler: the mass) or only written (SPH:
+# density and pressure).
+FLOOR_BYTES = {"euler": 2 * 32 + 8, "sph": 2 * 32 + 16, "flip": 2 * 48, "vortex": 2 * 24, "ot": 2 * 32}
+# The issue's goals (issue 12): particle-steps a second, or ms a step.
+GOALS = {
+    "euler-grid-16000000": ("particle_steps_per_second", ">=", 2e9),
+    "flip-128": ("median_step_ms", "<=", 10.0),
+    "sph-4000000": ("particle_steps_per_second", ">=", 4e8),
+    "vortex-1e5-grid-1e7-tracers": ("median_step_ms", "<=", 16.0),
+    "ot-1000000": ("median_step_ms", "<=", 50.0),
+}
+
+
+def read(path, default=""):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return default
+
+
+def ctest_summary(text):
+    m = re.search(r"(\d+)% tests passed, (\d+) tests failed out of (\d+)", text)
+    failed = re.findall(r"^\s*\d+ - (\S+) \((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception)",
+                        text, re.M)
+    skipped = re.findall(r"^\s*\d+/\d+ Test\s+#\d+: (\S+) \.+\s*\*+Skipped", text, re.M)
+    if not m:
+        return {"ran": False, "tail": text[-2000:]}
+    total, nfail = int(m.group(3)), int(m.group(2))
+    return {"ran": True, "total": total, "failed": nfail, "failed_tests": [f[0] for f in failed],
+            "skipped": skipped}
+
+
+def sanitize_summary(d):
+    out = {}
+    for f in sorted(glob.glob(os.path.join(d, "*.txt"))):
+        text = read(f)
+        name = os.path.basename(f)[:-4]
+        m = re.search(r"(ERROR|RACECHECK) SUMMARY: (\d+) (errors?|hazards?)", text)
+        code = re.findall(r"^exit (\d+)", text, re.M)
+        out[name] = {"summary": m.group(0) if m else None, "count": int(m.group(2)) if m else None,
+                     "exit": int(code[-1]) if code else None}
+    return out
+
+
+def bench_summary(d):
+    copy = {}
+    try:
+        copy = json.loads(read(os.path.join(d, "copy.json"), "{}"))
+    except ValueError:
+        pass
+    bw = copy.get("copy_gbs")
+    rows = []
+    for f in sorted(glob.glob(os.path.join(d, "bench-*.json"))):
+        try:
+            b = json.loads(read(f))
+        except ValueError:
+            continue
+        name = os.path.basename(f)[len("bench-"):-len("-cuda.json")]
+        sps = b.get("particle_steps_per_second")
+        row = {"name": name, "solver": b.get("solver"), "n_particles": b.get("n_particles"),
+               "median_step_ms": b.get("median_step_ms"), "particle_steps_per_second": sps,
+               "stages_ms": b.get("median_stage_ms")}
+        floor = FLOOR_BYTES.get(b.get("solver"))
+        if floor and sps and bw:
+            row["floor_gbs"] = floor * sps / 1e9
+            row["fraction_of_copy"] = row["floor_gbs"] / bw
+        goal = GOALS.get(name)
+        if goal and row.get(goal[0]) is not None:
+            v = row[goal[0]]
+            row["goal"] = f"{goal[0]} {goal[1]} {goal[2]:g}"
+            row["goal_met"] = v >= goal[2] if goal[1] == ">=" else v <= goal[2]
+        rows.append(row)
+    jacobi = None
+    try:
+        stats = [json.loads(l) for l in read(os.path.join(d, "jacobi-128.jsonl")).splitlines() if l.strip()][2:]
+        if stats:
+            ms = sorted(r["stages_ms"]["pressure_solve"] for r in stats)[len(stats) // 2] / 200
+            cells = stats[-1]["fluid_cells"]
+            # A sweep reads each fluid cell's entry (8 bytes), b and the old p (8 each; the
+            # neighbours' p come from the cache) and writes the new p (8): 32 bytes a cell.
+            jacobi = {"fluid_cells": cells, "sweep_ms": ms, "gbs": 32 * cells / (ms * 1e-3) / 1e9}
+            if bw:
+                jacobi["fraction_of_copy"] = jacobi["gbs"] / bw
+    except (ValueError, KeyError):
+        pass
+    return {"copy": copy, "runs": rows, "jacobi_128": jacobi}
+
+
+def main():
+    out = sys.argv[1]
+    gpu = "--gpu" in sys.argv and sys.argv[sys.argv.index("--gpu") + 1] == "1"
+    rep = {"gpu": read(os.path.join(out, "gpu.csv")).strip() if gpu else None,
+           "machine": read(os.path.join(out, "log", "machine.txt")).strip(),
+           "seconds": dict(line.split() for line in read(os.path.join(out, "log", "seconds.txt")).splitlines()
+                           if len(line.split()) == 2)}
+    md = ["# GPU run report (tests/gpu/run.sh)", "", "```", rep["machine"], "```", ""]
+    if "--build-failed" in sys.argv:
+        rep["build"] = "failed"
+        md += ["**The build failed**: see log/build.txt.", ""]
+    elif not gpu:
+        rep["build"] = "ok"
+        md += ["**No GPU**: nvidia-smi found none. The build succeeded; nothing was run.", ""]
+    else:
+        rep["build"] = "ok"
+        rep["tests"] = ctest_summary(read(os.path.join(out, "log", "ctest.txt")))
+        t = rep["tests"]
+        md += ["## Tests", ""]
+        if t["ran"]:
+            md += [f"{t['total'] - t['failed']} of {t['total']} passed; failed: "
+                   f"{', '.join(t['failed_tests']) or 'none'}; skipped: {', '.join(t['skipped']) or 'none'}", ""]
+        else:
+            md += ["ctest did not finish (log/ctest.txt)", ""]
+        try:
+            rep["parity"] = json.loads(read(os.path.join(out, "parity", "parity.json"), "{}"))
+        except ValueError:
+            rep["parity"] = {}
+        md += ["## Parity (every scene, CPU and CUDA)", "", "```", read(os.path.join(out, "log", "parity.txt")).strip(),
+               "```", ""]
+        rep["sanitize"] = sanitize_summary(os.path.join(out, "sanitize"))
+        md += ["## compute-sanitizer", "", "| run | summary | exit |", "| --- | --- | --- |"]
+        md += [f"| {k} | {v['summary']} | {v['exit']} |" for k, v in rep["sanitize"].items()]
+        rep["bench"] = bench_summary(os.path.join(out, "bench"))
+        bw = rep["bench"]["copy"].get("copy_gbs")
+        md += ["", "## Benchmarks", "", f"Device-to-device copy: {bw} GB/s (read + write)", "",
+               "| run | particles | ms a step | particle-steps/s | floor GB/s | of copy | goal |",
+               "| --- | --- | --- | --- | --- | --- | --- |"]
+        for r in rep["bench"]["runs"]:
+            goal = (f"{r['goal']}: {'met' if r['goal_met'] else 'NOT met'}" if "goal" in r else "")
+            sps = r["particle_steps_per_second"]
+            md.append(f"| {r['name']} | {r['n_particles']} | {r['median_step_ms']:.3f} | "
+                      f"{sps:.3g} | {r.get('floor_gbs', float('nan')):.0f} | "
+                      f"{r.get('fraction_of_copy', float('nan')):.2f} | {goal} |")
+        j = rep["bench"].get("jacobi_128")
+        if j:
+            md += ["", f"FLIP 128^3, one Jacobi sweep over {j['fluid_cells']} fluid cells: {j['sweep_ms']:.4f} ms, "
+                       f"{j['gbs']:.0f} GB/s, {j.get('fraction_of_copy', float('nan')):.2f} of the copy (goal 0.60)"]
+    md += ["", "Seconds: " + ", ".join(f"{k} {v}" for k, v in sorted(rep["seconds"].items()))]
+    with open(os.path.join(out, "report.json"), "w") as f:
+        json.dump(rep, f, indent=1)
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("\n".join(md))
+
+
+if __name__ == "__main__":
+    main()
