@@ -77,13 +77,14 @@ def check(d, scene):
         return res
     cpu, cuda = (load(os.path.join(d, f"{scene}-{b}.jsonl")) for b in ("cpu", "cuda"))
     res["steps"] = [len(cpu), len(cuda)]
-    if len(cpu) != len(cuda) or not cpu:
+    if len(cpu) != len(cuda) or len(cpu) < 2:
         res["ok"] = False
         res["problems"].append(f"steps cpu {len(cpu)}, cuda {len(cuda)}")
         return res
-    solver = next((s for s, (key, _) in CONTRACT.items() if key in cpu[0]), None)
+    solver = next((s for s, (key, _) in CONTRACT.items() if key in cpu[1]), None)
     res["solver"] = solver
-    first = rel(cpu[0]["kinetic_energy"], cuda[0]["kinetic_energy"])
+    # Row 0 is the state before the first step (the vortex solver has no velocities there yet).
+    first = rel(cpu[1]["kinetic_energy"], cuda[1]["kinetic_energy"]) if len(cpu) > 1 else 0.0
     res["first_step_kinetic_energy_rel"] = first
     if first > FIRST_STEP_TOL:
         res["ok"] = False
@@ -95,7 +96,7 @@ def check(d, scene):
             res["ok"] = False
             res["problems"].append(f"{k} differs from step {cpu[i]['step']} ({cpu[i][k]} vs {cuda[i].get(k)})")
     for k, tol in (CONTRACT[solver][1] if solver else {}).items():
-        a, b = mean(cpu, k), mean(cuda, k)
+        a, b = mean(cpu[1:], k), mean(cuda[1:], k)
         if a is None or b is None:
             continue
         r = rel(a, b)

@@ -19,8 +19,18 @@ class CellSort {
 public:
     static constexpr MemorySpace kSpace = Exec::space;
 
+    // The cell of a 2D particle, as a functor rather than an extended lambda: this member is
+    // instantiated by several .cu files (Euler, SPH, ot), the linker keeps one copy, and an
+    // extended lambda made here and captured by the kernel lambda below depends on state nvcc
+    // sets up per file. On the GPU that left a null function pointer, called on the host
+    // (SPH and ot crashed at their first step; issue 12). A plain functor has no such state.
+    struct Grid2CellOf {
+        Grid2 grid;
+        View<const dvec2> pos;
+        FS_HDI int operator()(int i) const { return grid.cell_of(pos[i]); }
+    };
     void build(Exec& exec, const Grid2& grid, View<const dvec2> pos) {
-        build(exec, grid.cells(), pos.size, FS_LAMBDA(int i) { return grid.cell_of(pos[i]); });
+        build(exec, grid.cells(), pos.size, Grid2CellOf{grid, pos});
     }
 
     // Any grid: cell_of(i) gives particle i's cell in [0, cells).
