@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The SPH benchmark report: scenes/sph_dam_break.json with about 1e4, 1e5 and 1e6 fluid
-# particles (the spacing shrinks as 1/sqrt(N); the 0.5 m x 0.8 m block holds 0.4/spacing^2).
+# particles (the spacing shrinks as 1/sqrt(N); the 0.4 m x 0.8 m block holds 0.32/spacing^2).
 #   tests/bench/sph_scaling.sh [PROGRAM] [BACKEND] [OUT_DIR]     (defaults: build/fluid-sandbox cpu .)
 set -euo pipefail
 program=${1:-build/fluid-sandbox}
@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 sizes=${FS_BENCH_SIZES:-"10000 100000 1000000"}
 steps=${FS_BENCH_STEPS:-30}
 for n in $sizes; do
-    dx=$(awk -v n="$n" 'BEGIN { printf "%.6g", sqrt(0.4 / n) }')
+    dx=$(awk -v n="$n" 'BEGIN { printf "%.6g", sqrt(0.32 / n) }')
     "$program" "$here/scenes/sph_dam_break.json" --bench --backend "$backend" --steps "$steps" --warmup 5 \
         --set spacing="$dx" --bench-json "$out/bench-sph-$n-$backend.json"
 done

@@ -61,6 +61,23 @@ def sanitize_summary(d):
     return out
 
 
+def demo_summary(d):
+    """What the broken build's parity checks said: each should fail."""
+    out = {}
+    for name in ("test_euler", "test_sph"):
+        text = read(os.path.join(d, name + ".txt"))
+        if not text:
+            continue
+        failed = re.findall(r"^\[  FAILED  \] (\S+) \(", text, re.M)
+        passed = re.findall(r"^\[       OK \] (\S+) \(", text, re.M)
+        out[name] = (f"caught: {len(failed)} failed ({', '.join(failed)}), {len(passed)} passed"
+                     if failed else f"NOT caught: {len(passed)} passed")
+    text = read(os.path.join(d, "parity.txt"))
+    if text:
+        out["scenes"] = "; ".join(l.strip() for l in text.splitlines() if l.startswith(("ok", "FAIL")))
+    return out
+
+
 def bench_summary(d):
     copy = {}
     try:
@@ -138,6 +155,10 @@ def main():
         rep["sanitize"] = sanitize_summary(os.path.join(out, "sanitize"))
         md += ["## compute-sanitizer", "", "| run | summary | exit |", "| --- | --- | --- |"]
         md += [f"| {k} | {v['summary']} | {v['exit']} |" for k, v in rep["sanitize"].items()]
+        rep["demo"] = demo_summary(os.path.join(out, "demo"))
+        if rep["demo"]:
+            md += ["", "## Parity demonstration (two kernels broken on purpose on the GPU)", ""]
+            md += [f"- {k}: {v}" for k, v in rep["demo"].items()]
         rep["bench"] = bench_summary(os.path.join(out, "bench"))
         bw = rep["bench"]["copy"].get("copy_gbs")
         md += ["", "## Benchmarks", "", f"Device-to-device copy: {bw} GB/s (read + write)", "",

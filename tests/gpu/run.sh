@@ -8,12 +8,14 @@
 #   2. runs every bundled scene 200 steps on CUDA and on the CPU and compares their stats under
 #      the parity contract (tests/gpu/parity.py);
 #   3. runs compute-sanitizer's memcheck and racecheck over a short run of each solver;
-#   4. runs the GPU benchmarks, each beside a device-to-device copy measured in the same run;
+#   4. builds the parity demonstration (two kernels broken on purpose, FS_PARITY_DEMO) and shows
+#      the parity tests and the scene checks failing on it;
+#   5. runs the GPU benchmarks, each beside a device-to-device copy measured in the same run;
 # and writes report.md and report.json into OUT_DIR (tests/gpu/report.py), logs under OUT_DIR/log.
 # Without a GPU it builds, says "no GPU" and exits 0, the report saying so.
 # Environment: FS_GPU_BUILD (build folder, default build-gpu), FS_GPU_DEPS (default .device-deps),
 # FS_GPU_NO_BUILD=1 (use the build folder as it is: built elsewhere for this GPU),
-# FS_GPU_PARTS (default "tests parity sanitize bench"), FS_GPU_PARITY_STEPS (default 200).
+# FS_GPU_PARTS (default "tests parity sanitize demo bench"), FS_GPU_PARITY_STEPS (default 200).
 set -uo pipefail
 out=${1:?usage: tests/gpu/run.sh OUT_DIR}
 mkdir -p "$out/log" && out=$(cd "$out" && pwd)
@@ -21,7 +23,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$here"
 build=${FS_GPU_BUILD:-build-gpu}
 deps=${FS_GPU_DEPS:-.device-deps}
-parts=${FS_GPU_PARTS:-"tests parity sanitize bench"}
+parts=${FS_GPU_PARTS:-"tests parity sanitize demo bench"}
 steps=${FS_GPU_PARITY_STEPS:-200}
 cores=$(nproc)
 t0=$(date +%s)
@@ -107,7 +109,37 @@ if [[ " $parts " == *" sanitize "* ]]; then
     mark sanitize "$s"
 fi
 
-# 4. Benchmarks, each beside the copy bandwidth of the same run.
+# 4. The parity demonstration: a build whose Euler collision and SPH pressure kernels are one
+#    part in a million off on the GPU (-DFS_PARITY_DEMO=ON); its parity tests and scene checks
+#    must fail.
+if [[ " $parts " == *" demo "* ]]; then
+    s=$(date +%s)
+    demo=$build-demo
+    mkdir -p "$out/demo"
+    if cmake -S . -B "$demo" -G Ninja -DFS_BUILD_APP=OFF -DCMAKE_BUILD_TYPE=Release -DFS_PARITY_DEMO=ON \
+           -DCMAKE_PREFIX_PATH="$here/$deps/usr" -DCMAKE_CUDA_ARCHITECTURES="$arch" >"$out/log/demo-build.txt" 2>&1 &&
+        cmake --build "$demo" -j "$cores" --target test_euler test_sph fluid-sandbox >>"$out/log/demo-build.txt" 2>&1; then
+        "$demo/tests/test_euler" --gtest_filter='EulerCuda.*' >"$out/demo/test_euler.txt" 2>&1
+        echo "exit $?" >>"$out/demo/test_euler.txt"
+        "$demo/tests/test_sph" --gtest_filter='SphCuda.*' >"$out/demo/test_sph.txt" 2>&1
+        echo "exit $?" >>"$out/demo/test_sph.txt"
+        if [ -d "$out/parity" ]; then
+            mkdir -p "$out/demo/parity"
+            for scene in euler_gas sph_dam_break; do
+                cp "$out/parity/$scene-cpu.jsonl" "$out/parity/$scene-cpu.log" "$out/demo/parity/"
+                timeout 120 "$demo/fluid-sandbox" "scenes/$scene.json" --headless --steps "$steps" --backend cuda \
+                    --stats "$out/demo/parity/$scene-cuda.jsonl" >"$out/demo/parity/$scene-cuda.log" 2>&1
+                echo "exit $?" >>"$out/demo/parity/$scene-cuda.log"
+            done
+            python3 tests/gpu/parity.py "$out/demo/parity" >"$out/demo/parity.txt" 2>&1
+        fi
+    else
+        echo "the demonstration build failed (log/demo-build.txt)" >"$out/demo/test_euler.txt"
+    fi
+    mark demo "$s"
+fi
+
+# 5. Benchmarks, each beside the copy bandwidth of the same run.
 if [[ " $parts " == *" bench "* ]]; then
     s=$(date +%s)
     mkdir -p "$out/bench"

@@ -108,7 +108,7 @@ FS_HDI dvec2 collision_velocity(int self, int other, const dvec2* pos, const dve
     const dvec2 dv = vel[b] - vel[a];
     const double vn = dv.x * n.x + dv.y * n.y;
     const double ma = mass[a], mb = mass[b];
-    const double J = -(1.0 + restitution) * vn * (ma * mb / (ma + mb));
+    const double J = -(1.0 + restitution) * vn * (ma * mb / (ma + mb)) * FS_PARITY_DEMO_FACTOR;
     return self == a ? vel[a] - (J / ma) * n : vel[b] + (J / mb) * n;
 }
 

@@ -25,8 +25,9 @@ public:
     // P2G's work items are runs of faces along x; rows are cut into runs until there are about
     // this many (runs of at least 4 faces). Long runs read each particle once per row of cells
     // rather than once per face; the CPU wants a team's worth of items (CpuExec runs shorter
-    // loops serially), a GPU tens of thousands.
-    static constexpr int kP2GItems = kSpace == MemorySpace::Host ? 4096 : 1 << 16;
+    // loops serially), a GPU hundreds of thousands (at 128^3 with 1 << 16 items, three quarters of
+    // them on rows without water, P2G took 7.0 ms of a 14.4 ms step on an H100).
+    static constexpr int kP2GItems = kSpace == MemorySpace::Host ? 4096 : 1 << 20;
 
     void upload(const HostState& s) override {
         pos_.copy_from_host(s.pos);

@@ -62,7 +62,7 @@ struct CubicSpline {
 // Tait equation (seed 003, 2.2): p = B((rho/rho0)^gamma - 1), with B = rho0 c_s^2 / gamma so that
 // the speed of sound c_s (dp/drho at rest) is the one number a user sets.
 FS_HDI double tait_pressure(double rho, double rho0, double B, double gamma) {
-    return B * (std::pow(rho / rho0, gamma) - 1.0);
+    return B * FS_PARITY_DEMO_FACTOR * (std::pow(rho / rho0, gamma) - 1.0);
 }
 // Its inverse, for boundary particles that take a mirrored pressure.
 FS_HDI double tait_density(double p, double rho0, double B, double gamma) {
