@@ -3,8 +3,11 @@
 // Without a usable GPU the comparisons are skipped and only the no-GPU behaviour is checked.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <future>
+#include <thread>
 #include <numeric>
 #include <random>
 #include <string>
@@ -16,6 +19,7 @@
 #include "random_inputs.hpp"
 #include "core/exec_cpu.hpp"
 #include "core/exec_cuda.cuh"
+#include "core/memory.hpp"
 
 namespace {
 
@@ -206,6 +210,57 @@ TEST_F(CudaExecTest, RepeatedCallsReuseScratch) {
         EXPECT_EQ(scan_of(gpu_, big), scan_of(cpu_, big)) << "round " << round;
         EXPECT_EQ(scan_of(gpu_, small), scan_of(cpu_, small)) << "round " << round;
     }
+}
+
+// Spins for about `cycles` clock cycles, then writes `value` everywhere: a kernel long enough
+// to still be running while another thread's work comes and goes.
+__global__ void spin_then_fill(long long cycles, float* out, int n, float value) {
+    const long long start = clock64();
+    while (clock64() - start < cycles) {
+    }
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) out[i] = value;
+}
+
+// Streams (README, "Streams: the simulation and the window"): two host threads queue on streams
+// of their own, so one thread's copy does not wait for the other's kernel; a StreamEvent makes
+// it wait where it must (a frame's copy after its packing).
+TEST_F(CudaExecTest, EachThreadHasItsOwnStreamAndAnEventOrdersThem) {
+    int rate_khz = 0;
+    ASSERT_EQ(cudaDeviceGetAttribute(&rate_khz, cudaDevAttrClockRate, 0), cudaSuccess);
+    const long long two_seconds = 2000LL * rate_khz;
+    const int n = 1 << 20;
+    Buffer<float> packed(fs::MemorySpace::Device, n), frame(fs::MemorySpace::Device, n);
+    Buffer<float> small_a(fs::MemorySpace::Device, 16), small_b(fs::MemorySpace::Device, 16);
+    packed.fill_zero();
+    frame.fill_zero();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    fs::StreamEvent done;
+    cudaEvent_t finished = nullptr;
+    ASSERT_EQ(cudaEventCreate(&finished), cudaSuccess);
+    // The "simulation" thread queues a long kernel, marks it, and stays (with its stream) until
+    // this thread is through.
+    std::promise<void> queued, through;
+    std::thread simulation([&] {
+        spin_then_fill<<<64, 256>>>(two_seconds, packed.data(), n, 7.0f);
+        done.record();
+        cudaEventRecord(finished, cudaStreamPerThread);
+        queued.set_value();
+        through.get_future().wait();
+    });
+    queued.get_future().wait();
+    // This thread's own copy and wait return while that kernel still runs (on the legacy
+    // default stream they would have waited for it).
+    fs::mem_copy(small_b.data(), fs::MemorySpace::Device, small_a.data(), fs::MemorySpace::Device, 16 * sizeof(float));
+    EXPECT_EQ(cudaStreamSynchronize(cudaStreamPerThread), cudaSuccess);
+    EXPECT_EQ(cudaEventQuery(finished), cudaErrorNotReady) << "this thread's stream waited for the other's kernel";
+    // Ordered after the kernel by the event, the copy sees what it wrote.
+    done.wait();
+    fs::mem_copy(frame.data(), fs::MemorySpace::Device, packed.data(), fs::MemorySpace::Device, n * sizeof(float));
+    const std::vector<float> out = frame.to_vector();
+    EXPECT_EQ(std::count(out.begin(), out.end(), 7.0f), n);
+    through.set_value();
+    simulation.join();
+    cudaEventDestroy(finished);
 }
 
 // Without a GPU the CUDA side reports errors as exceptions, and empty work needs no GPU.

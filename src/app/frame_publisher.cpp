@@ -37,10 +37,12 @@ void FramePublisher::read(const Solver& solver, FrameData& frame) {
         const auto kind = solver.field_view("kind");
         if (position && color && (kind || !has_kind)) {
             DeviceFrame& back = device_frame_[1 - front_];
+            back.copied.wait();  // the window's last copy out of this buffer comes first
             back.xyz.resize(3 * n);
             back.scalar.resize(n);
             pack_positions(backend, *position, back.xyz.data());
             back.range = pack_scalar(backend, *color, kind ? &*kind : nullptr, back.scalar.data());
+            back.packed.record();
             back.count = frame.count;
             frame.range = back.range;
             frame.on_device = true;
@@ -82,9 +84,12 @@ int FramePublisher::copy_device_frame(float* xyz, float* scalar, int capacity, S
     std::lock_guard lock(mutex_);
     const DeviceFrame& f = device_frame_[front_];
     if (!frame_.on_device || f.count > capacity || f.count == 0) return 0;
-    // Device to device, on the stream the simulation's kernels use: after the packing kernels.
+    // Device to device on the window's stream, after the packing kernels on the simulation's;
+    // the simulation may pack into this buffer again only after these copies (read()).
+    f.packed.wait();
     mem_copy(xyz, MemorySpace::Device, f.xyz.data(), MemorySpace::Device, 3 * sizeof(float) * static_cast<std::size_t>(f.count));
     mem_copy(scalar, MemorySpace::Device, f.scalar.data(), MemorySpace::Device, sizeof(float) * static_cast<std::size_t>(f.count));
+    f.copied.record();
     range = f.range;
     return f.count;
 }

@@ -60,10 +60,14 @@ private:
 
     // Device frames, double-buffered: the simulation thread packs into the back one, then
     // (under mutex_) makes it the front one that copy_device_frame reads.
+    // A frame packed on the GPU. The simulation thread packs it on its stream and the window
+    // copies it on its own (memory.hpp, StreamEvent): `packed` orders the copy after the packing
+    // kernels, `copied` orders the next packing into this buffer after the window's last copy.
     struct DeviceFrame {
         Buffer<float> xyz{MemorySpace::Device}, scalar{MemorySpace::Device};
         int count = 0;
         ScalarRange range;
+        mutable StreamEvent packed, copied;  // recorded and waited from const copy_device_frame too
     };
     DeviceFrame device_frame_[2];
     mutable std::mutex mutex_;  // guards front_ and frame_

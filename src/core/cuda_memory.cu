@@ -1,5 +1,6 @@
-// The device half of memory.hpp when the CUDA backend is built. All copies and fills run on the
-// legacy default stream, the stream CudaExec launches on, so they are ordered with the kernels.
+// The device half of memory.hpp when the CUDA backend is built. Copies and fills run on the
+// calling thread's own stream (nvcc's per-thread default stream, CMakeLists.txt), the stream its
+// CudaExec launches on, so they are ordered with its kernels.
 #include <cuda_runtime.h>
 
 #include <string>
@@ -61,6 +62,32 @@ void device_zero(void* p, std::size_t bytes) {
     check_context("cudaMemset", bytes);
     const cudaError_t err = cudaMemset(p, 0, bytes);
     if (err != cudaSuccess) fail("cudaMemset", bytes, err);
+}
+
+// Events between the threads' streams (memory.hpp, StreamEvent). cudaStreamPerThread is the
+// calling thread's own stream, the one its kernels and copies use.
+void* event_create() {
+    check_context("cudaEventCreate", 0);
+    cudaEvent_t e = nullptr;
+    const cudaError_t err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+    if (err != cudaSuccess) fail("cudaEventCreate", 0, err);
+    return e;
+}
+
+void event_destroy(void* event) noexcept {
+    if (cudaEventDestroy(static_cast<cudaEvent_t>(event)) != cudaSuccess) cudaGetLastError();
+}
+
+void event_record(void* event) {
+    check_context("cudaEventRecord", 0);
+    const cudaError_t err = cudaEventRecord(static_cast<cudaEvent_t>(event), cudaStreamPerThread);
+    if (err != cudaSuccess) fail("cudaEventRecord", 0, err);
+}
+
+void event_wait(void* event) {
+    check_context("cudaStreamWaitEvent", 0);
+    const cudaError_t err = cudaStreamWaitEvent(cudaStreamPerThread, static_cast<cudaEvent_t>(event), 0);
+    if (err != cudaSuccess) fail("cudaStreamWaitEvent", 0, err);
 }
 
 // Without a driver or a GPU every call below fails with the same non-sticky error; each failure

@@ -15,6 +15,11 @@ void device_free(void*) noexcept {}
 void device_copy(void*, const void*, std::size_t, int) { not_built(); }
 void device_zero(void*, std::size_t) { not_built(); }
 
+void* event_create() { not_built(); }
+void event_destroy(void*) noexcept {}
+void event_record(void*) { not_built(); }
+void event_wait(void*) { not_built(); }
+
 CudaStatus query_status() {
     CudaStatus s;
     s.reason = "this build has no CUDA backend (nvcc was not found when it was configured)";

@@ -2,8 +2,11 @@
 // Loops are grid-stride kernels running the same FS_LAMBDA bodies; the collective operations are
 // CUB's device-wide algorithms.
 //
-// Everything runs on the legacy default stream, the stream Buffer's copies use too (memory.hpp),
-// so kernels, collectives and copies are ordered without explicit synchronisation. CUB's
+// Everything runs on the calling thread's own stream (nvcc's per-thread default stream, set for
+// every .cu file in CMakeLists.txt), the stream Buffer's copies use too (memory.hpp), so a
+// thread's kernels, collectives and copies are ordered without explicit synchronisation, and two
+// threads' work (the simulation and the window) is not ordered at all unless a StreamEvent says
+// so. cuFFT is told the same stream (poisson_cufft.cu). CUB's
 // temporary storage comes from one device scratch buffer that only grows: once warm, no call
 // allocates.
 //
@@ -139,7 +142,7 @@ public:
         }
     }
 
-    void synchronize() const { FS_CUDA_CHECK(cudaStreamSynchronize(0)); }
+    void synchronize() const { FS_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread)); }
 
 private:
     // At least `bytes` of device scratch. Never null: CUB reads a null temporary pointer as a size

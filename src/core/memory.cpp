@@ -51,4 +51,18 @@ const CudaStatus& cuda_status() {
     return status;
 }
 
+StreamEvent::~StreamEvent() {
+    if (event_) cuda_detail::event_destroy(event_);
+}
+
+void StreamEvent::record() {
+    if (!event_) event_ = cuda_detail::event_create();
+    cuda_detail::event_record(event_);
+    recorded_ = true;
+}
+
+void StreamEvent::wait() const {
+    if (recorded_) cuda_detail::event_wait(event_);
+}
+
 }  // namespace fs

@@ -21,6 +21,26 @@ void mem_copy(void* dst, MemorySpace dst_space, const void* src, MemorySpace src
               std::size_t bytes);
 void mem_zero(void* p, MemorySpace space, std::size_t bytes);
 
+// Streams (README, "Streams: the simulation and the window"): with CUDA every host thread queues
+// its GPU work on a stream of its own (nvcc's per-thread default stream), so the window's copies
+// never wait behind the simulation's kernels. Where one thread's work must follow another's, a
+// StreamEvent orders them: record() marks what the calling thread has queued so far, and wait()
+// makes what the calling thread queues next start after the last mark. Neither blocks the host.
+// Created on first use; without a GPU nothing is ever recorded and wait() does nothing.
+class StreamEvent {
+public:
+    StreamEvent() = default;
+    ~StreamEvent();
+    StreamEvent(const StreamEvent&) = delete;
+    StreamEvent& operator=(const StreamEvent&) = delete;
+    void record();
+    void wait() const;
+
+private:
+    void* event_ = nullptr;
+    bool recorded_ = false;
+};
+
 // Device-side halves, implemented in cuda_memory.cu (or cuda_stub.cpp when CUDA is not built).
 namespace cuda_detail {
 void* device_alloc(std::size_t bytes);
@@ -29,6 +49,10 @@ void device_free(void* p) noexcept;
 void device_copy(void* dst, const void* src, std::size_t bytes, int kind);
 void device_zero(void* p, std::size_t bytes);
 CudaStatus query_status();
+void* event_create();
+void event_destroy(void* event) noexcept;
+void event_record(void* event);  // on the calling thread's stream
+void event_wait(void* event);    // the calling thread's stream waits for it
 }  // namespace cuda_detail
 
 }  // namespace fs

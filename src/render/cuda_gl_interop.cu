@@ -38,23 +38,25 @@ void CudaGlBuffers::detach() noexcept {
 
 void CudaGlBuffers::with_mapped(const std::function<void(float*, float*)>& fill) {
     cudaGraphicsResource_t* r = as_resources(resources_);
-    // The legacy default stream: the one the simulation's kernels and copies run on.
-    FS_CUDA_CHECK(cudaGraphicsMapResources(2, r, nullptr));
+    // The window thread's own stream, not the simulation's: the map, the copies (fill) and the
+    // unmap are ordered among themselves and wait for no simulation kernel; the copies wait for
+    // the frame's packing through its StreamEvent (FramePublisher::copy_device_frame).
+    FS_CUDA_CHECK(cudaGraphicsMapResources(2, r, cudaStreamPerThread));
     void* ptr[2] = {nullptr, nullptr};
     std::size_t bytes = 0;
     cudaError_t err = cudaGraphicsResourceGetMappedPointer(&ptr[0], &bytes, r[0]);
     if (err == cudaSuccess) err = cudaGraphicsResourceGetMappedPointer(&ptr[1], &bytes, r[1]);
     if (err != cudaSuccess) {
-        cudaGraphicsUnmapResources(2, r, nullptr);
+        cudaGraphicsUnmapResources(2, r, cudaStreamPerThread);
         throw CudaError(cuda_error_message("cudaGraphicsResourceGetMappedPointer", err));
     }
     try {
         fill(static_cast<float*>(ptr[0]), static_cast<float*>(ptr[1]));
     } catch (...) {
-        cudaGraphicsUnmapResources(2, r, nullptr);
+        cudaGraphicsUnmapResources(2, r, cudaStreamPerThread);
         throw;
     }
-    FS_CUDA_CHECK(cudaGraphicsUnmapResources(2, r, nullptr));
+    FS_CUDA_CHECK(cudaGraphicsUnmapResources(2, r, cudaStreamPerThread));
 }
 
 }  // namespace fs::render

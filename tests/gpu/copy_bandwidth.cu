@@ -1,10 +1,12 @@
 // The GPU benchmarks' yardstick: a device-to-device copy's bandwidth, counting bytes read plus
 // bytes written (the convention of the benchmark figures in the README). Each figure of
 // tests/gpu/run.sh is also given as a fraction of this one, measured in the same run.
-//   fs_copy_bandwidth [MiB]      prints {"copy_gbs": ..., "bytes": ..., "median_ms": ...}
+// It also times a round trip: a fill on the device, then 8 bytes copied back to the host.
+//   fs_copy_bandwidth [MiB]      prints {"copy_gbs": ..., "bytes": ..., "median_ms": ..., "round_trip_us": ...}
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -42,8 +44,22 @@ int main(int argc, char** argv) {
     }
     std::sort(ms.begin(), ms.end());
     const double median = ms[ms.size() / 2];
-    std::printf("{\"copy_gbs\": %.1f, \"bytes\": %zu, \"median_ms\": %.4f}\n",
-                2.0 * bytes / (median * 1e-3) / 1e9, bytes, median);
+    // The price of a round trip inside a step: a small kernel, then its 8-byte result copied
+    // back to the host (what a reduction the host must read costs beyond its kernels).
+    double* value = nullptr;
+    CHECK(cudaMalloc(&value, sizeof(double)));
+    std::vector<double> us;
+    for (int i = 0; i < 200; ++i) {
+        double host = 0;
+        const auto t = std::chrono::steady_clock::now();
+        CHECK(cudaMemsetAsync(value, 0, sizeof(double)));
+        CHECK(cudaMemcpy(&host, value, sizeof(double), cudaMemcpyDeviceToHost));
+        us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t).count());
+    }
+    std::sort(us.begin(), us.end());
+    CHECK(cudaFree(value));
+    std::printf("{\"copy_gbs\": %.1f, \"bytes\": %zu, \"median_ms\": %.4f, \"round_trip_us\": %.2f}\n",
+                2.0 * bytes / (median * 1e-3) / 1e9, bytes, median, us[us.size() / 2]);
     for (auto& b : buf) CHECK(cudaFree(b));
     return 0;
 }

@@ -119,7 +119,21 @@ def bench_summary(d):
                 jacobi["fraction_of_copy"] = jacobi["gbs"] / bw
     except (ValueError, KeyError):
         pass
-    return {"copy": copy, "runs": rows, "jacobi_128": jacobi}
+    mgpcg = None
+    try:
+        stats = [json.loads(l) for l in read(os.path.join(d, "mgpcg-128.jsonl")).splitlines() if l.strip()][2:]
+        if stats:
+            mid = sorted(stats, key=lambda r: r["stages_ms"]["pressure_solve"])[len(stats) // 2]
+            its = mid["pressure_iterations"]
+            mgpcg = {"pressure_solve_ms": mid["stages_ms"]["pressure_solve"], "iterations": its,
+                     "ms_per_iteration": mid["stages_ms"]["pressure_solve"] / max(its, 1)}
+            rt = copy.get("round_trip_us")
+            if rt:
+                # Two read-backs an iteration (d.q; r.r with r.z) and one a level for its counts.
+                mgpcg["round_trips_ms"] = (2 * its + 8) * rt * 1e-3
+    except (ValueError, KeyError):
+        pass
+    return {"copy": copy, "runs": rows, "jacobi_128": jacobi, "mgpcg_128": mgpcg}
 
 
 def main():
@@ -170,6 +184,11 @@ def main():
             md.append(f"| {r['name']} | {r['n_particles']} | {r['median_step_ms']:.3f} | "
                       f"{sps:.3g} | {r.get('floor_gbs', float('nan')):.0f} | "
                       f"{r.get('fraction_of_copy', float('nan')):.2f} | {goal} |")
+        m = rep["bench"].get("mgpcg_128")
+        if m:
+            md += ["", f"FLIP 128^3 MGPCG: {m['pressure_solve_ms']:.2f} ms for {m['iterations']} CG iterations "
+                       f"({m['ms_per_iteration']:.3f} ms each); round trips about {m.get('round_trips_ms', float('nan')):.3f} ms "
+                       f"(at {rep['bench']['copy'].get('round_trip_us')} us each)"]
         j = rep["bench"].get("jacobi_128")
         if j:
             md += ["", f"FLIP 128^3, one Jacobi sweep over {j['fluid_cells']} fluid cells: {j['sweep_ms']:.4f} ms, "

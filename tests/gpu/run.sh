@@ -149,6 +149,11 @@ if [[ " $parts " == *" bench "* ]]; then
         timeout 120 tests/bench/euler_scaling.sh "$bin" cuda "$b" >"$out/log/bench-euler.txt" 2>&1
     FS_BENCH_SIZES="64 128" FS_BENCH_STEPS=20 \
         timeout 120 tests/bench/flip_scaling.sh "$bin" cuda "$b" >"$out/log/bench-flip.txt" 2>&1
+    # MGPCG at 128^3 with its stats: ms a CG iteration beside the round trips it makes (report.py).
+    timeout 60 "$bin" scenes/flip_dam_break.json --headless --backend cuda --steps 8 \
+        --set domain_size=1,1,1 --set resolution=128 --set fluid_box=0,0,0,0.4,0.6,1 \
+        --set pressure_solver=mgpcg --set mgpcg_tolerance=1e-5 \
+        --stats "$b/mgpcg-128.jsonl" >"$out/log/bench-mgpcg.txt" 2>&1
     # One Jacobi sweep at 128^3: the pressure stage of 200 sweeps, over 200 (report.py).
     timeout 60 "$bin" scenes/flip_dam_break.json --headless --backend cuda --steps 8 \
         --set domain_size=1,1,1 --set resolution=128 --set fluid_box=0,0,0,0.4,0.6,1 \

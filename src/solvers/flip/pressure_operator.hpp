@@ -91,6 +91,7 @@ struct FluidCells {
     static constexpr MemorySpace kSpace = Exec::space;
     Buffer<FluidCell> cells_buf{kSpace};
     Buffer<int> slot_buf{kSpace};
+    Buffer<int> ends_buf{kSpace};  // the red count and the whole count, for one read-back
     View<const FluidCell> cells;
     int red = 0, count = 0;
     int sy = 0, sz = 0;  // the grid's index strides of y and z
@@ -103,9 +104,14 @@ struct FluidCells {
             slot[m] = c >= 0 && type[c] == kFluid ? 1 : 0;
         });
         exec.exclusive_scan(View<const int>(slot), slot);
+        // Both counts read back in one copy (a GPU round trip a level and solve, not two).
+        auto both = ends_buf.resized(2);
+        exec.parallel_for(1, FS_LAMBDA(int) {
+            both[0] = slot[half];
+            both[1] = slot[2 * half];
+        });
         int ends[2] = {0, 0};
-        mem_copy(&ends[0], MemorySpace::Host, slot.data + half, kSpace, sizeof(int));
-        mem_copy(&ends[1], MemorySpace::Host, slot.data + 2 * half, kSpace, sizeof(int));
+        mem_copy(ends, MemorySpace::Host, both.data, kSpace, sizeof(ends));
         red = ends[0];
         count = ends[1];
         auto list = cells_buf.resized(static_cast<std::size_t>(count));

@@ -1,6 +1,8 @@
 // The free-space Poisson solve on the CUDA backend: the stages of poisson.hpp over CudaExec, the
-// transforms by cuFFT (cufftExecD2Z / cufftExecZ2D, in place). Everything runs on the legacy
-// default stream, like CudaExec and Buffer's copies, so no step needs an explicit wait.
+// transforms by cuFFT (cufftExecD2Z / cufftExecZ2D, in place). Everything runs on the calling
+// thread's own stream, like CudaExec and Buffer's copies, so no step needs an explicit wait. cuFFT
+// is a library built without nvcc's per-thread flag: left alone it would use the legacy default
+// stream, which waits for every other stream (the window's copies) and makes them wait for it.
 //
 // The forward and backward plans never run at the same time, so they share one work area that
 // this class allocates (cuFFT would otherwise give each plan its own).
@@ -91,6 +93,9 @@ public:
         work_.resize(std::max(forward_bytes, backward_bytes));
         FS_CUFFT_CHECK(cufftSetWorkArea(forward_, work_.data()));
         FS_CUFFT_CHECK(cufftSetWorkArea(backward_, work_.data()));
+        // The transforms run from the thread that steps the solver, on its stream.
+        FS_CUFFT_CHECK(cufftSetStream(forward_, cudaStreamPerThread));
+        FS_CUFFT_CHECK(cufftSetStream(backward_, cudaStreamPerThread));
     }
     void forward() const {
         FS_CUFFT_CHECK(cufftExecD2Z(forward_, data_, reinterpret_cast<cufftDoubleComplex*>(data_)));
