@@ -38,13 +38,14 @@ def read(path, default=""):
 
 
 def ctest_summary(text):
-    m = re.search(r"(\d+)% tests passed, (\d+) tests failed out of (\d+)", text)
+    # "100% tests passed out of N" (CMake 4) or "...passed, 0 tests failed out of N" (earlier).
+    m = re.search(r"(\d+)% tests passed(?:, (\d+) tests failed)? out of (\d+)", text)
     failed = re.findall(r"^\s*\d+ - (\S+) \((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception)",
                         text, re.M)
     skipped = re.findall(r"^\s*\d+/\d+ Test\s+#\d+: (\S+) \.+\s*\*+Skipped", text, re.M)
     if not m:
         return {"ran": False, "tail": text[-2000:]}
-    total, nfail = int(m.group(3)), int(m.group(2))
+    total, nfail = int(m.group(3)), int(m.group(2) or 0)
     return {"ran": True, "total": total, "failed": nfail, "failed_tests": [f[0] for f in failed],
             "skipped": skipped}
 
