@@ -29,6 +29,14 @@ public:
     // barrier waiting on a descheduled thread costs a whole time slice on a busy machine).
     static constexpr int kSerialBelow = 4096;
 
+    // A fixed sequence of launches replayed as one (CudaExec::replay); on the CPU there is no
+    // launch overhead to save, and body() simply runs.
+    struct Graph {};
+    template <class F>
+    void replay(Graph& /*graph*/, bool /*record*/, F&& body) {
+        body();
+    }
+
     // f(i) for i in [0, n); the iterations are independent.
     template <class F>
     void parallel_for(int n, const F& f) const {

@@ -142,6 +142,67 @@ public:
         }
     }
 
+    // A fixed sequence of launches, recorded once and replayed as one CUDA graph: for loops of
+    // many small kernels whose launch overhead outweighs their work. The multigrid V-cycle is
+    // about 90 launches, and at 128^3 on an H100 a CG iteration took 0.44 ms, mostly launching.
+    class Graph {
+    public:
+        Graph() = default;
+        Graph(const Graph&) = delete;
+        Graph& operator=(const Graph&) = delete;
+        ~Graph() {
+            if (exec_ && cudaGraphExecDestroy(exec_) != cudaSuccess) cudaGetLastError();
+        }
+
+    private:
+        friend class CudaExec;
+        cudaGraphExec_t exec_ = nullptr;
+    };
+
+    // Runs body()'s launches: recorded into `graph` first when `record` is set (or nothing is
+    // recorded yet), else replayed from it. body() may only launch kernels through this
+    // executor (no read-back, copy or allocation), and whatever its kernels capture (views,
+    // counts, scalars) must be what it was at the recording. Debugging with every launch
+    // synchronised (sync_every_launch) records nothing: body() runs, each launch checked.
+    template <class F>
+    void replay(Graph& graph, bool record, F&& body) {
+        if (sync_every_launch()) {
+            body();
+            return;
+        }
+        if (record || !graph.exec_) {
+            FS_CUDA_CHECK(cudaStreamBeginCapture(cudaStreamPerThread, cudaStreamCaptureModeThreadLocal));
+            try {
+                body();
+            } catch (...) {
+                cudaGraph_t dropped = nullptr;
+                if (cudaStreamEndCapture(cudaStreamPerThread, &dropped) == cudaSuccess && dropped)
+                    cudaGraphDestroy(dropped);
+                cudaGetLastError();
+                throw;
+            }
+            cudaGraph_t recorded = nullptr;
+            FS_CUDA_CHECK(cudaStreamEndCapture(cudaStreamPerThread, &recorded));
+            // The same launches with other arguments (the next solve's cell lists) update the
+            // executable graph in place, cheaper than instantiating a new one.
+            bool updated = false;
+            if (graph.exec_) {
+                cudaGraphExecUpdateResultInfo info;
+                updated = cudaGraphExecUpdate(graph.exec_, recorded, &info) == cudaSuccess;
+                if (!updated) {
+                    cudaGetLastError();
+                    cudaGraphExecDestroy(graph.exec_);
+                    graph.exec_ = nullptr;
+                }
+            }
+            const cudaError_t err = updated ? cudaSuccess : cudaGraphInstantiate(&graph.exec_, recorded, 0);
+            cudaGraphDestroy(recorded);
+            if (err != cudaSuccess) graph.exec_ = nullptr;
+            FS_CUDA_CHECK(err);
+        }
+        FS_CUDA_CHECK(cudaGraphLaunch(graph.exec_, cudaStreamPerThread));
+    }
+
     void synchronize() const { FS_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread)); }
 
 private:
