@@ -4,7 +4,7 @@ to whole scenes: DIR holds SCENE-cpu.jsonl and SCENE-cuda.jsonl (the --stats of 
 each backend) and SCENE-BACKEND.log (its output, ending "exit N"). For each scene:
 
 - both runs finish (exit 0) with the same number of steps;
-- the first step agrees to what rounding explains: the kinetic energy to 1e-6 relative;
+- the first step agrees to what rounding explains: the kinetic energy to 1e-8 relative;
 - the counts that are state (particles, fluid particles, vortons, tracers) agree at every step;
 - the solver's conserved or averaged quantities agree over the run: the mean over all steps of
   each quantity in CONTRACT, relative to its size, within the tolerance given there.
@@ -28,7 +28,11 @@ CONTRACT = {
     "ot": ("total_area", {"total_area": 1e-6, "total_energy": 0.02, "kinetic_energy": 0.10}),
 }
 COUNTS = ("n_particles", "n_fluid", "n_vortons", "n_tracers")
-FIRST_STEP_TOL = 1e-6
+# One step of float64 arithmetic rounds differently by about 1e-15 relative; the largest seen over
+# the bundled scenes on an H100 was 3.4e-10 (flip_hydrostatic, whose kinetic energy is nearly
+# zero, so the ratio magnifies). A kernel one part in a million off moved it by 1.7e-7 (Euler,
+# FS_PARITY_DEMO), which 1e-6 let through.
+FIRST_STEP_TOL = 1e-8
 
 
 def load(path):
