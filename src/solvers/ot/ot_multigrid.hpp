@@ -16,19 +16,22 @@
 // symmetric positive form. Each level smooths with a damped Jacobi sweep before and after its
 // coarse correction (the same number: the V-cycle is symmetric, as CG needs; one sweep each gave
 // 777 ms a step at 1e5 cells against 964 ms with two, more CG iterations but fewer passes over
-// the rows); the coarsest (at most 64 unknowns) is solved by symmetric Gauss-Seidel sweeps in one
-// launch. Measured CG iterations a Newton solve: about 18 at 1e4 cells, 43 at 1e5 (Jacobi-
-// preconditioned CG: 300 at 1e4).
+// the rows); the coarsest (at most 64 unknowns) is solved exactly, by its inverse made on the
+// host once a setup (Cholesky) and applied as a dense product, a row a thread. Measured CG
+// iterations a Newton solve: about 18 at 1e4 cells, 43 at 1e5 (Jacobi-preconditioned CG: 300 at
+// 1e4).
 //
 // Deterministic: every sum is a gather in a fixed order (no atomics), so results do not depend on
 // the thread count or the backend's scheduling.
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "core/buffer.hpp"
 #include "core/hd.hpp"
+#include "core/memory.hpp"
 #include "solvers/common/grid2d.hpp"
 #include "solvers/ot/ot_kernels.hpp"
 
@@ -65,7 +68,6 @@ public:
     static constexpr int kSweeps = 1;         // Jacobi sweeps before and after each coarse correction
     static constexpr double kOmega = 0.7;     // Jacobi's damping
     static constexpr int kCoarsest = 64;      // unknowns of the level solved directly
-    static constexpr int kCoarseSweeps = 60;  // symmetric Gauss-Seidel sweeps there
 
     // The fine matrix: rows of at most kMaxEdges (neighbour, weight) pairs, a diagonal part, and
     // each particle's search-grid cell.
@@ -186,6 +188,7 @@ public:
                 diag[I] = s;
             });
         }
+        invert_coarsest(exec);
     }
 
     // z = M^{-1} r: one V-cycle from zero.
@@ -222,7 +225,103 @@ public:
         Buffer<double> d{kSpace}, diag{kSpace};  // the diagonal part d; Jacobi's diagonal d + sum w
         Buffer<double> w{kSpace};                // 8 neighbour weights a block
         Buffer<double> x{kSpace}, t{kSpace}, b{kSpace}, r{kSpace};
+        // The coarsest level only: its operator's inverse (n x n, row-major), the operator's
+        // parts packed for one read-back, and whether it is singular (no diagonal part).
+        Buffer<double> inv{kSpace}, packed{kSpace};
+        bool singular = false;
     };
+
+    // The coarsest level's operator inverted once a setup (at most kCoarsest unknowns), so its
+    // solve in every V-cycle is a dense product spread over threads. It was 60 symmetric
+    // Gauss-Seidel sweeps run by one thread: on an H100 that thread took 1.5-2 ms of every CG
+    // iteration at any size (10^4 cells: 73 ms a step, slower than two CPU cores).
+    void invert_coarsest(Exec& exec) {
+        Level& C = levels_.back();
+        const int n = C.nx * C.ny;
+        auto packed = C.packed.resized(static_cast<std::size_t>(10 * n));
+        auto d = C.d.cview();
+        auto diag = C.diag.cview();
+        auto w = C.w.cview();
+        exec.parallel_for(n, FS_LAMBDA(int I) {
+            packed[10 * I] = d[I];
+            packed[10 * I + 1] = diag[I];
+            for (int k = 0; k < 8; ++k) packed[10 * I + 2 + k] = w[8 * I + k];
+        });
+        std::vector<double> parts(static_cast<std::size_t>(10 * n));
+        mem_copy(parts.data(), MemorySpace::Host, packed.data, kSpace, parts.size() * sizeof(double));
+        C.inv.copy_from_host(coarse_inverse(parts, C.nx, C.ny, C.singular));
+    }
+
+    // The inverse of a coarse operator given as packed parts (d, diag, 8 weights a block):
+    // A_II = diag_I, A_IJ = -w_IK for neighbour J = K of I. Blocks without particles (diag 0)
+    // are left out: their rows and columns of the inverse are 0. A singular operator (the
+    // constant its null space) is made definite by adding s e e^T, which leaves the solution of
+    // a right-hand side orthogonal to e unchanged and orthogonal to e (the minimum-norm one).
+    // A is symmetric positive definite then: Cholesky, A = L L^T, and the inverse column by
+    // column; symmetrised against rounding (the V-cycle must stay symmetric for CG).
+    static std::vector<double> coarse_inverse(const std::vector<double>& parts, int nx, int ny, bool& singular) {
+        const int n = nx * ny;
+        double dsum = 0.0, diagsum = 0.0;
+        std::vector<int> active, slot(static_cast<std::size_t>(n), -1);
+        for (int I = 0; I < n; ++I) {
+            dsum += parts[10 * I];
+            diagsum += parts[10 * I + 1];
+            if (parts[10 * I + 1] > 0.0) {
+                slot[I] = static_cast<int>(active.size());
+                active.push_back(I);
+            }
+        }
+        singular = !(dsum > 1e-9 * diagsum);
+        const int m = static_cast<int>(active.size());
+        std::vector<double> inv(static_cast<std::size_t>(n) * n, 0.0);
+        if (m == 0) return inv;
+        auto at = [m](std::vector<double>& M, int r, int c) -> double& { return M[static_cast<std::size_t>(r) * m + c]; };
+        std::vector<double> A(static_cast<std::size_t>(m) * m, 0.0);
+        for (int a = 0; a < m; ++a) {
+            const int I = active[a], X = I % nx, Y = I / nx;
+            at(A, a, a) = parts[10 * I + 1];
+            for (int k = 0; k < 8; ++k) {
+                const double wk = parts[10 * I + 2 + k];
+                const int x = X + neighbour_dx(k), y = Y + neighbour_dy(k);
+                if (wk == 0.0 || x < 0 || y < 0 || x >= nx || y >= ny || slot[y * nx + x] < 0) continue;
+                at(A, a, slot[y * nx + x]) -= wk;
+            }
+        }
+        // s m = the mean diagonal: the null vector's eigenvalue becomes the size of the others.
+        if (singular)
+            for (double& v : A) v += diagsum / (static_cast<double>(m) * m);
+        std::vector<double> L(static_cast<std::size_t>(m) * m, 0.0);
+        for (int j = 0; j < m; ++j) {
+            double djj = at(A, j, j);
+            for (int k = 0; k < j; ++k) djj -= at(L, j, k) * at(L, j, k);
+            // Rounding on a nearly singular block: keep the factor real (a tiny pivot then
+            // gives that direction a large but finite correction, as the sweeps did).
+            at(L, j, j) = std::sqrt(std::max(djj, 1e-14 * at(A, j, j)));
+            for (int i = j + 1; i < m; ++i) {
+                double s = at(A, i, j);
+                for (int k = 0; k < j; ++k) s -= at(L, i, k) * at(L, j, k);
+                at(L, i, j) = s / at(L, j, j);
+            }
+        }
+        std::vector<double> col(static_cast<std::size_t>(m)), B(static_cast<std::size_t>(m) * m);
+        for (int c = 0; c < m; ++c) {
+            for (int i = 0; i < m; ++i) {  // L y = e_c
+                double s = i == c ? 1.0 : 0.0;
+                for (int k = 0; k < i; ++k) s -= at(L, i, k) * col[k];
+                col[i] = s / at(L, i, i);
+            }
+            for (int i = m - 1; i >= 0; --i) {  // L^T x = y
+                double s = col[i];
+                for (int k = i + 1; k < m; ++k) s -= at(L, k, i) * col[k];
+                col[i] = s / at(L, i, i);
+            }
+            for (int i = 0; i < m; ++i) at(B, i, c) = col[i];
+        }
+        for (int a = 0; a < m; ++a)
+            for (int b = 0; b < m; ++b)
+                inv[static_cast<std::size_t>(active[a]) * n + active[b]] = 0.5 * (at(B, a, b) + at(B, b, a));
+        return inv;
+    }
 
     // z += omega D^{-1} (r - A z) on the particles, through fine_t_.
     void fine_sweep(Exec& exec, View<const double> r, View<double> z) {
@@ -278,44 +377,31 @@ public:
         auto x = L.x.view();
         auto b = L.b.cview();
         if (l + 1 == levels_.size()) {
-            // Symmetric Gauss-Seidel in one launch. Without a diagonal part (full transport) the
-            // operator is singular, the constant its null space: the right-hand side's mean is
-            // taken out, and the solution's.
-            const int sweeps = kCoarseSweeps;
+            // The coarsest level: x = A^-1 b, the inverse made by setup() (invert_coarsest), one
+            // row a thread. Without a diagonal part (full transport) the operator is singular,
+            // the constant its null space: the right-hand side's mean is taken out, and the
+            // solution's.
+            auto inv = L.inv.cview();
             auto t = L.t.view();
-            exec.parallel_for(1, FS_LAMBDA(int) {
-                double dsum = 0.0, wsum = 0.0, bmean = 0.0;
-                for (int I = 0; I < n; ++I) {
-                    dsum += d[I];
-                    wsum += diag[I];
-                    bmean += b[I];
-                }
-                const bool singular = !(dsum > 1e-9 * wsum);
-                bmean = singular ? bmean / n : 0.0;
-                for (int I = 0; I < n; ++I) {
-                    x[I] = 0.0;
-                    t[I] = b[I] - bmean;
-                }
-                for (int s = 0; s < 2 * sweeps; ++s) {
-                    const bool forward = s % 2 == 0;
-                    for (int q = 0; q < n; ++q) {
-                        const int I = forward ? q : n - 1 - q;
-                        const int X = I % lnx, Y = I / lnx;
-                        double sum = t[I];
-                        for (int k = 0; k < 8; ++k) {
-                            const int nx_ = X + neighbour_dx(k), ny_ = Y + neighbour_dy(k);
-                            if (nx_ < 0 || ny_ < 0 || nx_ >= lnx || ny_ >= lny) continue;
-                            sum += w[8 * I + k] * x[ny_ * lnx + nx_];
-                        }
-                        x[I] = diag[I] > 0.0 ? sum / diag[I] : 0.0;
-                    }
-                }
+            const bool singular = L.singular;
+            exec.parallel_for(n, FS_LAMBDA(int I) {
+                double bmean = 0.0;
                 if (singular) {
-                    double xm = 0.0;
-                    for (int I = 0; I < n; ++I) xm += x[I];
-                    xm /= n;
-                    for (int I = 0; I < n; ++I) x[I] -= xm;
+                    for (int J = 0; J < n; ++J) bmean += b[J];
+                    bmean /= n;
                 }
+                double s = 0.0;
+                for (int J = 0; J < n; ++J) s += inv[I * n + J] * (b[J] - bmean);
+                t[I] = s;
+            });
+            auto tc = L.t.cview();
+            exec.parallel_for(n, FS_LAMBDA(int I) {
+                double xm = 0.0;
+                if (singular) {
+                    for (int J = 0; J < n; ++J) xm += tc[J];
+                    xm /= n;
+                }
+                x[I] = tc[I] - xm;
             });
             return;
         }
