@@ -561,6 +561,36 @@ TEST(Polytope, CollisionDistancePicksTheEntryPlane) {
     }
 }
 
+// A move that went in at the top of a thin plate and out at its bottom ends outside: only the
+// segment knows it crossed, and through which face it came in (swept_entry).
+TEST(Polytope, SweptEntryFindsTheFaceAMoveCameInBy) {
+    const Polytope plate = make_plate(2.0, 2.0, 0.1);  // y in [-0.05, 0.05]
+    auto face = [&](dvec3 n) {
+        for (int i = 0; i < plate.count; ++i)
+            if (plate.planes[i].n == n) return i;
+        return -1;
+    };
+    const int top = face({0, 1, 0}), bottom = face({0, -1, 0});
+    ASSERT_GE(top, 0);
+    ASSERT_GE(bottom, 0);
+    std::mt19937_64 rng(23);
+    std::uniform_real_distribution<double> u(-0.9, 0.9);
+    for (int trial = 0; trial < 200; ++trial) {
+        const dvec3 from{u(rng), 0.05 + 0.1 * (u(rng) + 1.0), u(rng)};           // above the top
+        const dvec3 to = from + dvec3{0.05 * u(rng), -0.3 - 0.2 * (u(rng) + 1.0), 0.05 * u(rng)};  // below
+        if (std::fabs(to.x) > 1.0 || std::fabs(to.z) > 1.0) continue;             // off the side
+        EXPECT_EQ(swept_entry(plate, from, to), top) << trial;
+        EXPECT_EQ(swept_entry(plate, to, from), bottom) << trial;                 // upward: the bottom
+    }
+    // Beside the plate, parallel to a face, starting inside, or standing still: no entry.
+    EXPECT_EQ(swept_entry(plate, {1.5, 0.5, 0.0}, {1.5, -0.5, 0.0}), -1);
+    EXPECT_EQ(swept_entry(plate, {-0.5, 0.2, 0.0}, {0.5, 0.2, 0.0}), -1);
+    EXPECT_EQ(swept_entry(plate, {0.0, 0.0, 0.0}, {0.0, -0.5, 0.0}), -1);
+    EXPECT_EQ(swept_entry(plate, {0.0, 0.2, 0.0}, {0.0, 0.2, 0.0}), -1);
+    // A move that stops short of the plate does not enter it.
+    EXPECT_EQ(swept_entry(plate, {0.0, 0.5, 0.0}, {0.0, 0.06, 0.0}), -1);
+}
+
 TEST(Polytope, SphereContact) {
     const dvec3 center{1.0, -2.0, 0.5};
     dvec3 point, normal;

@@ -16,6 +16,7 @@ struct CollidingVortons {
     View<dvec3> pos, omega;
     View<const double> radius;
     View<double> temp;
+    View<const dvec3> vel;  // the step's velocity (which face a vorton inside a body came in by)
 };
 
 // Kernel-launching members are public: nvcc's host-device lambdas may not be defined in private
@@ -49,12 +50,13 @@ public:
     // The change of the fluid's linear and angular impulse goes to the body with the opposite
     // sign, and heat flows between body and vorton. Each vorton writes its share to its own slot;
     // the slots are summed in fixed blocks (the document's deterministic split and join).
-    void collide(Exec& exec, const Config& c, const CollidingVortons& v, View<dvec3> tpos, View<double> ttemp) {
+    void collide(Exec& exec, const Config& c, const CollidingVortons& v, View<dvec3> tpos, View<double> ttemp,
+                 View<const dvec3> tvel) {
         exchanges_.assign(static_cast<std::size_t>(kMaxBodies), Exchange{});
         for (int b = 0; b < c.body_count && b < static_cast<int>(bodies_host_.size()); ++b) {
             if (bodies_host_[b].kind == kNoBody) continue;
             exchanges_[b] = collide_vortons(exec, c, b, v);
-            collide_tracers(exec, c, b, tpos, ttemp);
+            collide_tracers(exec, c, b, tpos, ttemp, tvel);
         }
     }
 
@@ -64,6 +66,8 @@ public:
         auto omega = v.omega;
         auto radius = v.radius;
         auto temp = v.temp;
+        auto vel_now = v.vel;
+        const double step = c.dt;
         const int n = pos.size;
         auto ex = exchange_.resized(static_cast<std::size_t>(n));
         const double thick = c.boundary_thickness, slip = c.slip_fraction, rho = c.fluid_density;
@@ -84,7 +88,9 @@ public:
             const BodyShape& b = bodies[body];
             double dist;
             dvec3 point, nrm;
-            touching[i] = body_contact(b, pos[i], thick * radius[i], dist, point, nrm) && dist < thick * radius[i];
+            touching[i] =
+                body_contact(b, pos[i], thick * radius[i], dist, point, nrm, vel_now[i], step) &&
+                dist < thick * radius[i];
         });
         // The vortons in contact, listed (a scan of the flags), so the sums below spread over
         // contacts x chunks of vortons instead of one thread a contact running over all n:
@@ -113,7 +119,7 @@ public:
                 const BodyShape& b = bodies[body];
                 double dist = 0.0;
                 dvec3 point(0.0), nrm(0.0);
-                body_contact(b, pos[i], thick * radius[i], dist, point, nrm);  // true: i is in the list
+                body_contact(b, pos[i], thick * radius[i], dist, point, nrm, vel_now[i], step);  // true: i is listed
                 // The fluid velocity at the contact point from this chunk's vortons.
                 Induced acc;
                 for (int j = j0; j < j1; ++j)
@@ -153,7 +159,7 @@ public:
             const double s = radius[i];
             double dist;
             dvec3 point, nrm;
-            if (!body_contact(b, x0, thick * s, dist, point, nrm) || dist >= thick * s) {
+            if (!body_contact(b, x0, thick * s, dist, point, nrm, vel_now[i], step) || dist >= thick * s) {
                 ex[i] = e;
                 return;
             }
@@ -185,15 +191,16 @@ public:
 
     // Tracers found inside a body move out to its surface (seed 002, RemoveEmbeddedParticles
     // moves rather than deletes, so the smoke keeps its amount); those touching it take its heat.
-    void collide_tracers(Exec& exec, const Config& c, int body, View<dvec3> tp, View<double> tt) {
+    void collide_tracers(Exec& exec, const Config& c, int body, View<dvec3> tp, View<double> tt, View<const dvec3> tv) {
         auto bodies = bodies_.cview();
         const double heat_keep = std::exp(-c.heat_transfer_rate * c.dt);
         const double skin = 0.05 * c.core_radius;
+        const double step = c.dt;
         exec.parallel_for(tp.size, FS_LAMBDA(int i) {
             const BodyShape& b = bodies[body];
             double dist;
             dvec3 point, n;
-            if (!body_contact(b, tp[i], skin, dist, point, n) || dist >= skin) return;
+            if (!body_contact(b, tp[i], skin, dist, point, n, tv[i], step) || dist >= skin) return;
             if (dist < 0.0) tp[i] = point + skin * n;
             if (b.temperature > 0.0) tt[i] += (b.temperature - tt[i]) * (1.0 - heat_keep);
         });

@@ -109,6 +109,31 @@ FS_HDI double collision_distance(const Polytope& poly, const Pose& pose, glm::dv
     return largest;
 }
 
+// The face through which the segment q0 -> q1 (body space) enters the polytope, or -1 when it
+// does not enter from outside (Cyrus & Beck 1978, "Generalized two- and three-dimensional
+// clipping"): clipped by every plane, the segment enters at the last plane it crosses inward,
+// provided that comes before the first it crosses outward. It catches what a test of the end
+// point alone misses: a particle that went in and out through a thin body within one step.
+FS_HDI int swept_entry(const Polytope& poly, glm::dvec3 q0, glm::dvec3 q1) {
+    double t_in = 0.0, t_out = 1.0;
+    int entry = -1;
+    for (int i = 0; i < poly.count; ++i) {
+        const double s0 = signed_distance(poly.planes[i], q0), s1 = signed_distance(poly.planes[i], q1);
+        if (s0 > 0.0 && s1 > 0.0) return -1;  // wholly outside this plane: misses the polytope
+        if (s0 <= 0.0 && s1 <= 0.0) continue;  // wholly inside it
+        const double t = s0 / (s0 - s1);
+        if (s0 > 0.0) {
+            if (entry < 0 || t > t_in) {
+                t_in = t;
+                entry = i;
+            }
+        } else if (t < t_out) {
+            t_out = t;
+        }
+    }
+    return entry >= 0 && t_in <= t_out ? entry : -1;
+}
+
 // Broad phase (seed 002, "Broad Phase"): the cheap bounding-sphere test, |q - position| <
 // bounding_radius + margin, that decides whether the plane loop is worth running.
 FS_HDI bool in_bounding_sphere(const Polytope& poly, const Pose& pose, glm::dvec3 q_world,

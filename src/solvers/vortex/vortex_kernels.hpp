@@ -167,28 +167,55 @@ struct BodyShape {
     double temperature = 0.0;  // K; 0: exchanges no heat
 };
 
+FS_HDI dvec3 surface_velocity(const BodyShape& b, dvec3 at) {
+    return b.velocity + glm::cross(b.angular_velocity, at - b.pose.position);
+}
+
 // Where a point stands against a body: signed distance from the surface (negative inside),
 // contact point and outward normal there (seed 002, "Collision Detection": the largest signed
 // plane distance for polytopes). Returns false when the broad phase (bounding sphere plus
 // `margin`) rules contact out.
-FS_HDI bool body_contact(const BodyShape& b, dvec3 x, double margin, double& dist, dvec3& point, dvec3& normal) {
+// Given the particle's velocity over the step just taken (and the step), a polytope is met by
+// the way the particle came, relative to the body: a particle whose move crossed a face, whether
+// it ended inside or went on out of the far side of a thin plate, is put against the face it
+// crossed (swept_entry; the distance then negative, behind that face); one that was inside
+// already goes back out the face it moves farther behind (seed 002, "Deepening Penetration",
+// collision_distance). Without a velocity it is the nearest face.
+FS_HDI bool body_contact(const BodyShape& b, dvec3 x, double margin, double& dist, dvec3& point, dvec3& normal,
+                         dvec3 velocity = dvec3(0.0), double dt = 0.0) {
     if (b.kind == kSphere) {
         if (glm::length(x - b.pose.position) > b.radius + margin) return false;
         dist = sphere_contact(b.pose.position, b.radius, x, point, normal);
         return true;
     }
     if (b.kind == kPolytope) {
-        if (!in_bounding_sphere(b.poly, b.pose, x, margin)) return false;
+        // The particle's move this step relative to the body's surface (in world space).
+        // The broad phase, widened by the move for the swept test only: beyond the bounding
+        // sphere the largest plane distance is no distance at all (past a sharp trailing edge it
+        // is small far from the body), so only a crossing counts there.
+        const dvec3 moved = dt * (velocity - surface_velocity(b, x));
+        const bool near = in_bounding_sphere(b.poly, b.pose, x, margin);
+        if (!near && !(dt > 0.0 && in_bounding_sphere(b.poly, b.pose, x, margin + glm::length(moved)))) return false;
+        const dvec3 q1 = to_body(b.pose, x);
+        const int crossed = dt > 0.0 ? swept_entry(b.poly, q1 - glm::transpose(b.pose.orientation) * moved, q1) : -1;
+        if (crossed < 0 && !near) return false;
         int plane = 0;
         dist = contact_distance(b.poly, b.pose, x, plane);
+        if (crossed >= 0) {
+            plane = crossed;
+            dist = signed_distance(b.poly.planes[crossed], q1);
+        } else if (dist < 0.0 && dt > 0.0) {
+            int entry = -1;
+            const double d = collision_distance(b.poly, b.pose, x, moved, entry);
+            if (entry >= 0) {
+                dist = d;
+                plane = entry;
+            }
+        }
         point = contact_point(b.poly, b.pose, x, plane, dist, normal);
         return true;
     }
     return false;
-}
-
-FS_HDI dvec3 surface_velocity(const BodyShape& b, dvec3 at) {
-    return b.velocity + glm::cross(b.angular_velocity, at - b.pose.position);
 }
 
 // What a body received from the fluid in one collision pass: linear and angular impulse (the

@@ -281,8 +281,8 @@ public:
 
     // seed 002, SolveBoundaryConditions: each body's vortons and tracers in turn (body_collisions.hpp).
     void collide(const Config& c) {
-        collisions_.collide(exec_, c, {vpos_.view(), omega_.view(), radius_.cview(), vtemp_.view()}, tpos_.view(),
-                            ttemp_.view());
+        collisions_.collide(exec_, c, {vpos_.view(), omega_.view(), radius_.cview(), vtemp_.view(), vvel_.cview()},
+                            tpos_.view(), ttemp_.view(), tvel_.cview());
     }
 
     std::vector<Exchange> exchanges() const override { return collisions_.exchanges(); }
