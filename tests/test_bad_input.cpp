@@ -155,6 +155,26 @@ TEST(GoodInput, AFluidBlockPartlyOutsideTheBoxIsClippedToIt) {
     EXPECT_EQ(r.status, 0) << r.output;
 }
 
+// Issue 20: a value in range whose steps would never finish is refused before any work, with the
+// estimate and what is allowed (at collision_distance 0.5 the 100 000 disks of euler_gas made
+// 1e10 pair tests a step: two steps gave no answer in a minute).
+TEST(WorkBudget, AStepThatWouldTakeMinutesIsRefusedNamingTheKeyAndTheEstimate) {
+    const auto far = fs_test::run_program("euler_gas --headless --steps 2 --set collision_distance=0.5");
+    EXPECT_EQ(far.status, 2) << far.output;
+    EXPECT_NE(far.output.find("--set collision_distance=0.5: 0.5 with 100000 particles means about 1.0e10 pair "
+                              "tests a step"),
+              std::string::npos)
+        << far.output;
+    EXPECT_NE(far.output.find("allowed: at most 1.0e9 on the CPU backend"), std::string::npos) << far.output;
+    const auto brute = fs_test::run_program("euler_gas --headless --steps 2 --set detector=brute_force");
+    EXPECT_EQ(brute.status, 2) << brute.output;
+    EXPECT_NE(brute.output.find("--set detector=brute_force:"), std::string::npos) << brute.output;
+    // Every pair within reach is allowed where there are few enough (3 000 disks: 9e6 tests).
+    const auto near = fs_test::run_program(
+        "euler_gas --headless --steps 2 --set n_particles=3000 --set collision_distance=0.5");
+    EXPECT_EQ(near.status, 0) << near.output;
+}
+
 TEST(MemoryBudget, RefusesWhatExceedsTheLimitNamingTheKeyTheBytesAndTheLimit) {
     ::setenv("FLUID_SANDBOX_MEMORY_LIMIT", "1M", 1);
     const fs::MemoryLimit limit = fs::memory_limit(fs::MemorySpace::Host);

@@ -136,6 +136,35 @@ TEST(SimulationHost, BadValuesAndBadScenesAreReportedAndTheSceneKeepsRunning) {
     EXPECT_EQ(host.status().steps, 2);
 }
 
+// Issue 20: a live value whose steps would never finish (every pair of the tutorial's disks
+// within reach, tested by brute force at 2e9 tests a step) is refused and undone; the next step
+// runs with the last good value.
+TEST(SimulationHost, AValueWhoseStepsWouldNeverFinishIsUndone) {
+    fs::SimulationHost host(tutorial(false));
+    host.wait_idle();
+    const double before = host.status().params["collision_distance"].get<double>();
+    host.set_param("n_particles", 45000);  // applies on reset
+    host.set_param("detector", "brute_force");
+    host.reset();
+    host.wait_idle();
+    auto s = host.status();
+    EXPECT_NE(s.error.find("detector: brute_force with 45000 particles means about 2.0e9 pair tests"), std::string::npos)
+        << s.error;
+    host.set_param("detector", "grid");
+    host.reset();
+    host.wait_idle();
+    const auto serial = host.status().error_serial;
+    host.set_param("collision_distance", 0.5);
+    host.wait_idle();
+    s = host.status();
+    EXPECT_GT(s.error_serial, serial);
+    EXPECT_EQ(s.error.rfind("collision_distance: 0.5 with 45000 particles means about", 0), 0u) << s.error;
+    EXPECT_EQ(s.params["collision_distance"].get<double>(), before);
+    host.time_step(1);
+    host.wait_idle();
+    EXPECT_EQ(host.status().steps, 1);
+}
+
 TEST(SimulationHost, ARefusedSceneLeavesTheCurrentOneRunning) {
     fs_test::TempDir dir("host-running");
     fs::SimulationHost host(tutorial(true));

@@ -200,25 +200,30 @@ void SimulationHost::set_param(const std::string& name, const nlohmann::json& va
         std::lock_guard lock(mutex_);
         barrier_target_.reset();
     }
-    post([this, name, value] {
-        try {
-            solver_->params().at(name).set_json(value);
-            solver_->refresh_diagnostics();
-        } catch (const ParamError& e) {
-            fail(name + ": " + e.what());
-        }
-    });
+    post([this, name, value] { apply_param(name, [&](Param& p) { p.set_json(value); }); });
 }
 
 void SimulationHost::set_param_text(const std::string& name, const std::string& text) {
-    post([this, name, text] {
-        try {
-            solver_->params().at(name).set_text(text);
-            solver_->refresh_diagnostics();
-        } catch (const ParamError& e) {
-            fail(name + ": " + e.what());
-        }
-    });
+    post([this, name, text] { apply_param(name, [&](Param& p) { p.set_text(text); }); });
+}
+
+// Simulation thread: one parameter changed live. A value the solver refuses (out of range, or
+// steps that would never finish: Solver::check_params) is undone, so the next step runs with
+// the last good one, and the error names the key once.
+void SimulationHost::apply_param(const std::string& name, const std::function<void(Param&)>& set) {
+    Param* p = nullptr;
+    nlohmann::json before;
+    try {
+        p = &solver_->params().at(name);
+        before = p->to_json();
+        set(*p);
+        solver_->check_params();
+        solver_->refresh_diagnostics();
+    } catch (const ParamError& e) {
+        if (p) p->set_json(before);
+        const std::string what = e.what();
+        fail(what.rfind(name + ":", 0) == 0 ? what : name + ": " + what);
+    }
 }
 
 void SimulationHost::set_backend(Backend b) {

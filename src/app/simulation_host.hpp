@@ -160,6 +160,7 @@ public:
 private:
     void run();
     void post(std::function<void()> command);
+    void apply_param(const std::string& name, const std::function<void(Param&)>& set);
     void step_once();
     // Runs a step (or stage) under the safety net.
     bool guarded(const std::function<void()>& advance);

@@ -15,6 +15,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 void Solver::reset() {
+    check_params();
     do_reset();
     params_.clear_reset_pending();
     next_stage_ = 0;

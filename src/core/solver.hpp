@@ -95,6 +95,11 @@ public:
     // updated as stages run); callers that set parameters call it after them.
     virtual void refresh_diagnostics() {}
 
+    // Refuses parameter values whose steps would not finish in a time a student can wait for
+    // (ParamError naming the key, the estimate and what is allowed), before any work is queued:
+    // called by reset() and by the window after a live change, which it then undoes.
+    virtual void check_params() const {}
+
     // Rebuilds the initial state from the parameters on the current backend.
     void reset();
     // Finishes the current step: runs every stage not yet run, then computes the stats.

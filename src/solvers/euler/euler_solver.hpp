@@ -70,6 +70,7 @@ protected:
 
 private:
     Config config() const;
+    void check_params() const override;
     void report(const Sums& s, Stats& out) const;
 
     Settings s_;
