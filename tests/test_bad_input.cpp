@@ -169,6 +169,13 @@ TEST(WorkBudget, AStepThatWouldTakeMinutesIsRefusedNamingTheKeyAndTheEstimate) {
     const auto brute = fs_test::run_program("euler_gas --headless --steps 2 --set detector=brute_force");
     EXPECT_EQ(brute.status, 2) << brute.output;
     EXPECT_NE(brute.output.find("--set detector=brute_force:"), std::string::npos) << brute.output;
+    // The vortex solver's direct sums: 1e5 vortons by the midpoint rule, 2e10 interactions.
+    const auto vortons = fs_test::run_program("vortex_ring --headless --steps 1 --set max_vortons=100000");
+    EXPECT_EQ(vortons.status, 2) << vortons.output;
+    EXPECT_NE(vortons.output.find("--set max_vortons=100000: direct sums over up to 100000 vortons mean up to 2.0e10 "
+                                  "pair interactions a step; allowed: at most 1.0e9 on the CPU backend"),
+              std::string::npos)
+        << vortons.output;
     // Every pair within reach is allowed where there are few enough (3 000 disks: 9e6 tests).
     const auto near = fs_test::run_program(
         "euler_gas --headless --steps 2 --set n_particles=3000 --set collision_distance=0.5");

@@ -16,6 +16,19 @@ std::string number_text(double v) {
     return buf;
 }
 
+std::string scientific_text(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1e", v);
+    const std::string t = buf;
+    const auto e = t.find('e');
+    if (e == std::string::npos) return t;  // inf, nan
+    std::string exp = t.substr(e + 1);
+    const bool minus = exp[0] == '-';
+    exp = exp.substr(1);
+    exp.erase(0, std::min(exp.find_first_not_of('0'), exp.size() - 1));
+    return t.substr(0, e) + "e" + (minus ? "-" : "") + exp;
+}
+
 namespace {
 
 std::string describe(const ParamValue& v) {

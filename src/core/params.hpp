@@ -113,6 +113,8 @@ private:
 // The closest of `candidates` to `word` by edit distance, or "" when none is close.
 // A number as messages write it (%.10g).
 std::string number_text(double v);
+// An estimate's size for a message, two digits: 1.0e10, 2.5e-3.
+std::string scientific_text(double v);
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 std::string join(const std::vector<std::string>& words, std::string_view sep = ", ");
 

@@ -190,22 +190,11 @@ void EulerSolver::check_params() const {
     const bool gpu = backend() == Backend::Cuda;
     const double allowed = gpu ? 1e11 : 1e9;
     if (tests <= allowed) return;
-    const auto sci = [](double v) {  // 1.0e10
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.1e", v);
-        std::string t = buf;
-        const auto e = t.find('e');
-        std::string exp = t.substr(e + 1);
-        const bool minus = exp[0] == '-';
-        exp = exp.substr(1);
-        exp.erase(0, std::min(exp.find_first_not_of('0'), exp.size() - 1));
-        return t.substr(0, e) + "e" + (minus ? "-" : "") + exp;
-    };
     const std::string key = brute ? "detector" : "collision_distance";
     throw ParamError(key + ": " + (brute ? "brute_force" : number_text(d)) + " with " +
-                     std::to_string(s_.n_particles) + " particles means about " + sci(tests) +
-                     " pair tests a step (each particle against about " + sci(others) +
-                     " others); allowed: at most " + sci(allowed) + " on the " +
+                     std::to_string(s_.n_particles) + " particles means about " + scientific_text(tests) +
+                     " pair tests a step (each particle against about " + scientific_text(others) +
+                     " others); allowed: at most " + scientific_text(allowed) + " on the " +
                      (gpu ? "CUDA" : "CPU") + " backend (" +
                      (brute ? "the grid detector, or fewer n_particles" : "a smaller collision_distance or fewer n_particles") +
                      (gpu ? ")" : ", or the CUDA backend)"));

@@ -128,6 +128,7 @@ public:
     const Settings& settings() const { return s_; }
     const std::vector<BodyState>& bodies() const { return bodies_; }
     Config config() const;
+    void check_params() const override;
 
 protected:
     void do_reset() override;
