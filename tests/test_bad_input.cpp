@@ -4,8 +4,6 @@
 // inputs next to those edges, and the memory budget that refuses states that would not fit.
 #include <gtest/gtest.h>
 
-#include <utility>
-
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +13,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
