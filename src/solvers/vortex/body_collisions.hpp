@@ -102,8 +102,14 @@ public:
         if (count > 0) {
             auto touch = touching_.cview();
             auto list = contacts_.resized(static_cast<std::size_t>(count));
+            auto list_point = contact_points_.resized(static_cast<std::size_t>(count));
             exec.parallel_for(n, FS_LAMBDA(int i) {
-                if (touch[i]) list[slot[i]] = i;
+                if (!touch[i]) return;
+                double dist = 0.0;
+                dvec3 point(0.0), nrm(0.0);
+                body_contact(bodies[body], pos[i], thick * radius[i], dist, point, nrm, vel_now[i], step);
+                list[slot[i]] = i;
+                list_point[slot[i]] = point;  // once a contact, not once each of its chunks
             });
             // Chunks of at least 64 vortons (enough items for the CPU threads too), at most about
             // 4e6 (contact, chunk) items.
@@ -112,14 +118,12 @@ public:
             auto part_u = part_u_.resized(static_cast<std::size_t>(count) * chunks);
             auto part_k = part_k_.resized(static_cast<std::size_t>(count) * chunks);
             auto contact_of = contacts_.cview();
+            auto contact_point = contact_points_.cview();
             exec.parallel_for(count * chunks, FS_LAMBDA(int item) {
                 const int i = contact_of[item / chunks];
+                const dvec3 point = contact_point[item / chunks];
                 const int j0 = (item % chunks) * chunk;
                 const int j1 = j0 + chunk < n ? j0 + chunk : n;
-                const BodyShape& b = bodies[body];
-                double dist = 0.0;
-                dvec3 point(0.0), nrm(0.0);
-                body_contact(b, pos[i], thick * radius[i], dist, point, nrm, vel_now[i], step);  // true: i is listed
                 // The fluid velocity at the contact point from this chunk's vortons.
                 Induced acc;
                 for (int j = j0; j < j1; ++j)
@@ -213,6 +217,7 @@ private:
     Buffer<dvec3> ucontact_{kSpace};
     Buffer<int> touching_{kSpace}, crowd_{kSpace};  // in contact; vortons sharing the correction
     Buffer<int> slots_{kSpace}, contacts_{kSpace};  // the contacts' places in the list; the list
+    Buffer<dvec3> contact_points_{kSpace};          // the listed contacts' surface points
     Buffer<dvec3> part_u_{kSpace};                  // per (contact, chunk): velocity, crowd count
     Buffer<int> part_k_{kSpace};
     std::vector<Exchange> exchanges_ = std::vector<Exchange>(kMaxBodies);
