@@ -398,6 +398,43 @@ TEST(FlipPressure, MgpcgOnAnIrregularDomain) {
     EXPECT_LE(r.residual, 1e-6);
 }
 
+TEST(FlipPressure, MgpcgKeepsItsHierarchyOnlyForTheSameCells) {
+    // The volume correction's solve reuses the pressure solve's levels when the cells are the
+    // same (cells_version): its answer must be a fresh solver's, bit for bit. A new version with
+    // other cells must rebuild them (a stale hierarchy would still converge, slowly and wrongly
+    // preconditioned, so the iterations are compared too).
+    CpuExec exec;
+    const MacGrid g = grid(37, 29, 23);
+    const Case first(g, dam_break(g), 21);
+    const Case second(g, first.type, 22);  // same cells, another right-hand side
+    std::vector<unsigned char> pillar = first.type;  // the dam with a solid pillar through it
+    for (int k = 4; k < 8; ++k)
+        for (int j = 0; j < g.ny; ++j)
+            for (int i = 6; i < 10; ++i) pillar[static_cast<std::size_t>(g.cell(i, j, k))] = kSolid;
+    const Case other(g, pillar, 23);
+    auto set = settings(Solver::kMgpcg, 0);
+
+    Solver fresh;
+    std::vector<double> p_fresh, p_kept, p_other_fresh, p_other;
+    const auto r_fresh = second.run(fresh, exec, set, p_fresh);
+    Solver other_fresh;
+    const auto r_other_fresh = other.run(other_fresh, exec, set, p_other_fresh);
+
+    Solver s;
+    set.cells_version = 7;
+    std::vector<double> p_first;
+    first.run(s, exec, set, p_first);
+    const auto r_kept = second.run(s, exec, set, p_kept);  // version 7 again: levels kept
+    ASSERT_GT(r_fresh.iterations, 3);
+    EXPECT_LE(r_fresh.residual, 1e-6);
+    EXPECT_EQ(r_kept.iterations, r_fresh.iterations);
+    EXPECT_EQ(p_kept, p_fresh);
+    set.cells_version = 8;
+    const auto r_other = other.run(s, exec, set, p_other);  // new cells: rebuilt
+    EXPECT_EQ(r_other.iterations, r_other_fresh.iterations);
+    EXPECT_EQ(p_other, p_other_fresh);
+}
+
 TEST(FlipPressure, MgpcgInAClosedTank) {
     // No air: A is singular; with b in its range (zero mean) CG still converges.
     CpuExec exec;

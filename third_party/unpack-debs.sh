@@ -13,4 +13,8 @@ dir=$(cd "$dir" && pwd)
     libfftw3-dev libfftw3-double3)
 for f in "$dir"/debs/*.deb; do dpkg -x "$f" "$dir"; done
 rm -rf "$dir/debs"
+# The static archives (FFTW's four precisions, 15 MB) are not linked, and the tree that travels to
+# the GPU machine, the window's bundle with it (tests/gpu/window_bundle.sh), must fit 64 MiB.
+find "$dir" -name 'libfftw3*.a' -delete
+find "$dir/usr/share/doc" -mindepth 1 -delete 2>/dev/null || true
 echo "unpacked into $dir (use -DCMAKE_PREFIX_PATH=$dir/usr)"

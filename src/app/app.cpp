@@ -23,6 +23,7 @@
 #include <iostream>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "app/actions.hpp"
 #include "app/capture.hpp"
@@ -257,6 +258,7 @@ int App::run() {
     int fps_frames = 0;
     double slowest = 0.0;    // the longest frame after the first (which loads fonts and shaders)
     long long over_33 = 0;   // frames under 30 per second
+    std::vector<double> frame_ms;  // every frame's time after the first, for the summary's percentiles
     while (!quit_) {
         SDL_Event e;
         while (SDL_PollEvent(&e)) handle_event(e);
@@ -267,6 +269,7 @@ int App::run() {
         if (frame_index_ > 1) {
             slowest = std::max(slowest, dt);
             over_33 += dt > 1.0 / 30.0;
+            frame_ms.push_back(1e3 * dt);
         }
         fps_acc += dt;
         if (++fps_frames >= 10) {
@@ -362,6 +365,26 @@ int App::run() {
                     "simulation: %lld steps, %.1f ms the last\n",
                     frame_index_, seconds, frame_index_ / std::max(seconds, 1e-9), 1e3 * slowest, over_33,
                     static_cast<long long>(s.steps), s.step_ms);
+        // The frame times' spread, and how the simulation's frames reached OpenGL: a frame that
+        // waited for a step would show as a long hand-over.
+        auto percentile = [&](double q) {
+            if (frame_ms.empty()) return 0.0;
+            const auto k = static_cast<std::size_t>(q * static_cast<double>(frame_ms.size() - 1));
+            std::nth_element(frame_ms.begin(), frame_ms.begin() + static_cast<std::ptrdiff_t>(k), frame_ms.end());
+            return frame_ms[k];
+        };
+        const long long over_60 = std::count_if(frame_ms.begin(), frame_ms.end(), [](double ms) { return ms > 1e3 / 60.0; });
+        const auto& h = scene_.hand_over();
+        std::printf("frames: median %.2f ms, 99th percentile %.2f ms, %lld under 60 frames/s; simulation frames "
+                    "drawn: %lld through CUDA-OpenGL interop, %lld through host memory, longest hand-over %.2f ms\n",
+                    percentile(0.5), percentile(0.99), over_60, h.interop, h.host, h.longest_ms);
+        auto gl_text = [](GLenum name) {
+            const auto* t = reinterpret_cast<const char*>(glGetString(name));
+            return t ? t : "?";
+        };
+        const char* driver = SDL_GetCurrentVideoDriver();
+        std::printf("drawn by: %s (OpenGL %s, SDL video driver %s)\n", gl_text(GL_RENDERER), gl_text(GL_VERSION),
+                    driver ? driver : "?");
     }
     host_.wait_idle();
     shutdown();

@@ -7,6 +7,7 @@
 #include <glad/gl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <vector>
 
@@ -92,7 +93,16 @@ std::optional<std::string> SceneView::update(SimulationHost& host, const SimStat
     if (want_device != device_frames_) host.set_device_frames(device_frames_ = want_device);
     if (settings.show_vectors != velocity_overlay_) host.set_velocity_overlay(velocity_overlay_ = settings.show_vectors);
 
+    const auto took_from = std::chrono::steady_clock::now();
     if (!host.take_frame(frame_) && frame_uploaded_) return std::nullopt;
+    struct Timed {  // the hand-over's time, however update() returns
+        HandOver& h;
+        std::chrono::steady_clock::time_point from;
+        ~Timed() {
+            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - from).count();
+            h.longest_ms = std::max(h.longest_ms, ms);
+        }
+    } timed{hand_over_, took_from};
     ScalarRange range = frame_.range;
     if (frame_.on_device) {
         try {
@@ -106,6 +116,7 @@ std::optional<std::string> SceneView::update(SimulationHost& host, const SimStat
                 n = host.copy_device_frame(xyz, scalar, particles_.capacity(), range);
             });
             particles_.set_count(n, true);
+            ++hand_over_.interop;
         } catch (const CudaError& e) {
             interop_.detach();
             interop_failed_ = true;
@@ -117,6 +128,7 @@ std::optional<std::string> SceneView::update(SimulationHost& host, const SimStat
     } else {
         interop_.detach();  // upload() may reallocate the buffers
         particles_.upload(frame_.count, frame_.position.data(), frame_.scalar.data());
+        ++hand_over_.host;
     }
     frame_uploaded_ = true;
     dimension_ = frame_.dimension;

@@ -38,6 +38,15 @@ public:
     void drag(glm::dvec2 by, bool left_button);
     void zoom(double factor, glm::dvec2 at);
 
+    // How the simulation's frames reached OpenGL, and the longest a frame spent taking one (the
+    // window's share of the hand-over: the copy under the publisher's lock, the interop's map
+    // and unmap). A frame that waited for a step would show here.
+    struct HandOver {
+        long long interop = 0, host = 0;
+        double longest_ms = 0.0;
+    };
+    const HandOver& hand_over() const { return hand_over_; }
+
     const FrameData& frame() const { return frame_; }
     int dimension() const { return dimension_; }
     // A world direction as the view shows it: its screen direction (x right, y up, unit length;
@@ -52,6 +61,7 @@ private:
     SDL_Window* window_ = nullptr;
     FrameData frame_;
     bool frame_uploaded_ = false;
+    HandOver hand_over_;
     int dimension_ = 2;
     std::string framed_scene_;
     float data_range_[2] = {0.0f, 1.0f};

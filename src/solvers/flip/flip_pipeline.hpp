@@ -103,6 +103,7 @@ public:
             old_[a].resize(n);
             valid_[a].resize(n);
         }
+        ++types_version_;
         auto p = pressure_.view();
         auto type = type_.view();
         auto div = div_.view();
@@ -317,6 +318,7 @@ public:
     void occupancy(const Config& c) {
         const MacGrid g = c.grid;
         const Config cfg = c;
+        ++types_version_;
         auto start = sort_.cell_start();
         auto type = type_.view();
         auto count = count_.view();
@@ -372,8 +374,9 @@ public:
         exec_.parallel_for(g.cells(), FS_LAMBDA(int cell) { out[cell] = divergence_at(g, type, u, v, w, cell); });
     }
 
-    static typename PressureSolver<Exec>::Settings solver_settings(const PressureSettings& ps) {
+    typename PressureSolver<Exec>::Settings solver_settings(const PressureSettings& ps) const {
         typename PressureSolver<Exec>::Settings s;
+        s.cells_version = types_version_;
         s.method = ps.method;
         s.iterations = ps.iterations;
         s.jacobi_alpha = ps.jacobi_alpha;
@@ -614,6 +617,7 @@ private:
     // Grid: cell types, pressure, divergence before and after the projection, the right-hand
     // side; per velocity component the faces now, after P2G (for FLIP), and which carry a value.
     Buffer<unsigned char> type_{kSpace};
+    long long types_version_ = 0;  // counts the changes of type_ (the pressure solver's cells_version)
     Buffer<int> count_{kSpace};  // particles per cell, from occupancy
     Buffer<double> pressure_{kSpace}, div_{kSpace}, div_after_{kSpace}, rhs_{kSpace};
     mutable Buffer<double> ppress_{kSpace};  // particle_pressure()

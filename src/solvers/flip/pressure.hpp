@@ -25,6 +25,10 @@ public:
         double sor_omega = 1.7;     // Gauss-Seidel over-relaxation, in (0, 2)
         double tolerance = 1e-6;    // MGPCG: stop at this relative residual
         int max_iterations = 100;   // MGPCG
+        // MGPCG: which cell types these are (the caller counts its changes; -1: unknown). A
+        // solve with the same as the last MGPCG solve keeps that solve's hierarchy (the volume
+        // correction after the pressure solve, in one step).
+        long long cells_version = -1;
     };
 
     // residual: ||b - A p||_2 / ||b||_2 over the fluid cells (0 when b = 0 there).
@@ -54,9 +58,12 @@ public:
                 relaxation_.gauss_seidel(exec, g, type, b, p, s.iterations, s.sor_omega);
                 res.iterations = s.iterations;
                 break;
-            default:
-                res.iterations = mgpcg_.solve(exec, g, type, b, p, s.tolerance, s.max_iterations, bb);
+            default: {
+                const bool same_cells = s.cells_version >= 0 && s.cells_version == mgpcg_cells_;
+                mgpcg_cells_ = s.cells_version;
+                res.iterations = mgpcg_.solve(exec, g, type, b, p, s.tolerance, s.max_iterations, bb, same_cells);
                 break;
+            }
         }
         res.residual = relative_residual(exec, g, type, b, p);
         return res;
@@ -65,6 +72,7 @@ public:
 private:
     Relaxation<Exec> relaxation_;
     Mgpcg<Exec> mgpcg_;
+    long long mgpcg_cells_ = -1;  // the cells_version mgpcg_'s hierarchy was built for
 };
 
 }  // namespace fs::flip

@@ -79,11 +79,43 @@ public:
         auto b = View<const double>(L.b);
         auto x = L.x;
         const int sy = L.fluid.sy, sz = L.fluid.sz;
-        exec.parallel_for(to - from, FS_LAMBDA(int n) {
-            const FluidCell fc = cells[from + n];
-            const int c = fc.cell;
-            const double sum = fluid_neighbour_sum(View<const double>(x), c, fc.stencil, sy, sz);
-            x[c] = (b[c] + sum) / stencil_diag(fc.stencil);
+        exec.parallel_for(to - from, FS_LAMBDA(int n) { relax_cell(cells[from + n], b, x, sy, sz); });
+    }
+
+    // Gauss-Seidel's update of one fluid cell (omega = 1).
+    static FS_HDI void relax_cell(const FluidCell& fc, View<const double> b, View<double> x, int sy, int sz) {
+        const int c = fc.cell;
+        const double sum = fluid_neighbour_sum(View<const double>(x), c, fc.stencil, sy, sz);
+        x[c] = (b[c] + sum) / stencil_diag(fc.stencil);
+    }
+
+    // The coarsest level's whole palindromic sequence (first_sweep's red half, then
+    // kCoarsestSweeps pairs down and kCoarsestSweeps pairs up) in one work item: the level has at
+    // most kCoarsestSize^3 cells, so the 32 launches this took as separate sweeps cost far more
+    // on a GPU than the arithmetic (a launch is ~2 us; an MGPCG iteration at 128^3 was 0.32 ms
+    // for ~90 launches). Cells of one colour read only the other colour, so visiting a colour in
+    // list order gives exactly what the parallel half-sweeps give.
+    void coarsest_solve(Exec& exec, const Level& L) {
+        auto cells = L.fluid.cells;
+        auto b = View<const double>(L.b);
+        auto x = L.x;
+        const int sy = L.fluid.sy, sz = L.fluid.sz, red = L.fluid.red, all = L.fluid.count;
+        exec.parallel_for(1, FS_LAMBDA(int) {
+            for (int n = 0; n < all; ++n) {  // first_sweep
+                const FluidCell fc = cells[n];
+                x[fc.cell] = n < red ? b[fc.cell] / stencil_diag(fc.stencil) : 0.0;
+            }
+            for (int pass = 0; pass < 2 * kCoarsestSweeps; ++pass) {
+                // down: (red,) black; up: black, red (the first down pass skips the red half,
+                // which first_sweep did)
+                const bool down = pass < kCoarsestSweeps;
+                for (int half = 0; half < 2; ++half) {
+                    const bool black = down ? half == 1 : half == 0;
+                    if (down && pass == 0 && !black) continue;
+                    const int from = black ? red : 0, to = black ? all : red;
+                    for (int n = from; n < to; ++n) relax_cell(cells[n], b, x, sy, sz);
+                }
+            }
         });
     }
 
@@ -167,18 +199,11 @@ public:
     void vcycle(Exec& exec, int l) {
         const Level& L = levels_[static_cast<std::size_t>(l)];
         const int red = L.fluid.red, all = L.fluid.count;
-        first_sweep(exec, L);  // x = 0, then the first red half-sweep
         if (l + 1 == static_cast<int>(levels_.size())) {
-            for (int s = 0; s < kCoarsestSweeps; ++s) {
-                if (s > 0) sweep(exec, L, 0, red);
-                sweep(exec, L, red, all);
-            }
-            for (int s = 0; s < kCoarsestSweeps; ++s) {
-                sweep(exec, L, red, all);
-                sweep(exec, L, 0, red);
-            }
+            coarsest_solve(exec, L);
             return;
         }
+        first_sweep(exec, L);  // x = 0, then the first red half-sweep
         for (int s = 0; s < kSmoothSweeps; ++s) {
             if (s > 0) sweep(exec, L, 0, red);
             sweep(exec, L, red, all);
@@ -194,6 +219,10 @@ public:
         }
     }
 
+    bool prepared_for(const MacGrid& g) const {
+        return !levels_.empty() && levels_[0].g.nx == g.nx && levels_[0].g.ny == g.ny && levels_[0].g.nz == g.nz;
+    }
+
     // The grids below the fine one and the CG vectors; allocates only when the grid size changes.
     void prepare(const MacGrid& g) {
         const int n = g.cells();
@@ -201,9 +230,7 @@ public:
         z_.resize(static_cast<std::size_t>(n));
         d_.resize(static_cast<std::size_t>(n));
         q_.resize(static_cast<std::size_t>(n));
-        if (!levels_.empty() && levels_[0].g.nx == g.nx && levels_[0].g.ny == g.ny &&
-            levels_[0].g.nz == g.nz)
-            return;
+        if (prepared_for(g)) return;
         levels_.clear();
         MacGrid lg = g;
         while (true) {
@@ -245,24 +272,29 @@ public:
     // Algorithm 9.1) with M^-1 = one V-cycle (McAdams et al. 2010): solves A p = b on the fluid
     // cells of `type` from the guess in p, to ||b - A p||^2 <= tolerance^2 bb (bb = ||b||^2 > 0).
     // Returns the number of iterations. Two host round trips per iteration: d.q, then (r.r, r.z)
-    // in one reduction.
+    // in one reduction. same_cells: `type` is what the last solve on this grid was given, so its
+    // hierarchy (each level's types and fluid-cell lists, a round trip a level) still holds, and
+    // its vectors are still 0 off the fluid (every write since was to fluid cells).
     int solve(Exec& exec, const MacGrid& g, View<const unsigned char> type, View<const double> b, View<double> p,
-              double tolerance, int max_iterations, double bb) {
+              double tolerance, int max_iterations, double bb, bool same_cells = false) {
+        const bool rebuild = !same_cells || !prepared_for(g);
         prepare(g);
         View<double> r = r_.view(), z = z_.view(), d = d_.view(), q = q_.view();
         Level& L0 = levels_[0];
         L0.type = type;
         L0.b = r;
         L0.x = z;
-        for (std::size_t l = 1; l < levels_.size(); ++l)
-            coarsen_types(exec, levels_[l - 1].g, levels_[l - 1].type, levels_[l].g,
-                          levels_[l].type_buf.view());
-        for (Level& L : levels_) {
-            L.fluid.build(exec, L.g, L.type);
-            fill_zero(exec, L.x);  // 0 off the fluid from here on (level 0: z)
-            fill_zero(exec, L.t);
+        if (rebuild) {
+            for (std::size_t l = 1; l < levels_.size(); ++l)
+                coarsen_types(exec, levels_[l - 1].g, levels_[l - 1].type, levels_[l].g,
+                              levels_[l].type_buf.view());
+            for (Level& L : levels_) {
+                L.fluid.build(exec, L.g, L.type);
+                fill_zero(exec, L.x);  // 0 off the fluid from here on (level 0: z)
+                fill_zero(exec, L.t);
+            }
+            fill_zero(exec, r);
         }
-        fill_zero(exec, r);
         auto cells = L0.fluid.cells;
         const int count = L0.fluid.count;
 

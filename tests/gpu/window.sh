@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The desktop window on a GPU machine without a display (issue 12): SDL's offscreen video driver
+# draws through EGL on NVIDIA's driver, so OpenGL runs on the same GPU as CUDA and the particles
+# reach it through the CUDA-OpenGL interop, as on a desktop.
+#   tests/gpu/window.sh BUNDLE_DIR OUT_DIR [SECONDS]
+# BUNDLE_DIR comes from tests/gpu/window_bundle.sh (run where the window was built). Runs the FLIP
+# dam break in the unit cube at 64^3 (the benchmark's, 5e5 particles) and at 128^3 (4e6, a step
+# slower than a frame) on CUDA for SECONDS each (default 20), in real time: the simulation
+# steps on its own thread and every frame draws its latest state. Writes each run's summary
+# (frames per second, the frame times' median, 99th percentile and slowest, how the frames reached
+# OpenGL and the longest hand-over) and a screenshot into OUT_DIR, and window.md beside them.
+# Without a GPU it rehearses the same on the CPU backend, drawing with this machine's EGL.
+set -uo pipefail
+bundle=$(cd "${1:?usage: window.sh BUNDLE_DIR OUT_DIR [SECONDS]}" && pwd)
+out=${2:?usage: window.sh BUNDLE_DIR OUT_DIR [SECONDS]}
+seconds=${3:-20}
+here=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+export LD_LIBRARY_PATH="$bundle/lib:/usr/local/nvidia/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+export SDL_VIDEODRIVER=offscreen
+export FLUID_SANDBOX_SHADERS="$here/shaders" FLUID_SANDBOX_SCENES="$here/scenes"
+
+backend=cpu
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+    backend=cuda
+    # NVIDIA's EGL driver, for glvnd's dispatcher: its vendor file where the driver put one, else
+    # one naming the library.
+    vendor=""
+    for d in /usr/local/nvidia/share/glvnd/egl_vendor.d /usr/share/glvnd/egl_vendor.d /etc/glvnd/egl_vendor.d; do
+        for f in "$d"/*nvidia*.json; do [ -e "$f" ] && vendor=$f && break 2; done
+    done
+    if [ -z "$vendor" ]; then
+        vendor="$out/10_nvidia.json"
+        printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "libEGL_nvidia.so.0"}}\n' >"$vendor"
+    fi
+    export __EGL_VENDOR_LIBRARY_FILENAMES="$vendor"
+    echo "window.sh: $(nvidia-smi -L | head -1); EGL vendor $vendor"
+else
+    echo "window.sh: no GPU: rehearsing on the CPU backend with this machine's EGL"
+fi
+
+report="$out/window.md"
+{
+    echo "# The window on $([ $backend = cuda ] && nvidia-smi -L | head -1 | sed 's/ (UUID.*//' || echo "this machine (no GPU: CPU backend)")"
+    echo
+    echo "SDL offscreen video driver (EGL), 1280x800, real time, $seconds s a run (tests/gpu/window.sh)."
+    echo
+} >"$report"
+
+status=0
+run() {  # NAME GRID
+    local name=$1 n=$2
+    local log="$out/window-$name.log"
+    echo "== $name"
+    "$bundle/fluid-sandbox" flip_dam_break --backend "$backend" --size 1280x800 --seconds "$seconds" \
+        --set domain_size=1,1,1 --set resolution="$n" --set fluid_box=0,0,0,0.4,0.6,1 \
+        --set pressure_solver=mgpcg --set mgpcg_tolerance=1e-5 \
+        --screenshot "$out/window-$name.png" >"$log" 2>&1
+    local rc=$?
+    cat "$log"
+    {
+        echo "## FLIP dam break, $n^3, $backend (exit $rc)"
+        echo
+        grep -E "^(window|frames|drawn by):" "$log" | sed 's/^/    /'
+        grep -E "^fluid-sandbox:" "$log" | sed 's/^/    /'
+        echo
+    } >>"$report"
+    [ $rc -eq 0 ] || status=1
+}
+run flip-64 64
+run flip-128 128
+echo "window.sh: wrote $report"
+exit $status
