@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -252,6 +253,18 @@ int App::run() {
     if (!o_.record_path.empty()) toggle_recording();
     if (o_.video) start_recording(fresh_paths("video", {".mp4", ".gif"}), true);
 
+    // The frame-rate cap. Without it a window whose swap does not wait for vsync (no display:
+    // SDL's offscreen driver; a driver forcing vsync off) draws thousands of frames a second,
+    // and on one GPU the OpenGL and CUDA contexts take turns: on an H100 every CUDA stage then
+    // waited ~5 ms for its turn, and a 4.7 ms FLIP step took 270 ms.
+    int max_fps = o_.max_fps;
+    if (max_fps < 0) {
+        SDL_DisplayMode mode;
+        max_fps = SDL_GetWindowDisplayMode(window_, &mode) == 0 && mode.refresh_rate > 0 ? mode.refresh_rate : 60;
+    }
+    const auto frame_period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(max_fps > 0 ? 1.0 / max_fps : 0.0));
+
     auto last = std::chrono::steady_clock::now();
     const auto start = last;
     double fps_acc = 0.0;
@@ -355,6 +368,7 @@ int App::run() {
         }
         SDL_GL_SwapWindow(window_);
         if (last_frame) quit_ = true;
+        if (max_fps > 0) std::this_thread::sleep_until(now + frame_period);  // now: this frame's start
     }
     // A run that closes itself (--frames, a key script) says how the window kept up: the
     // measurement behind "the window stays at 30 frames per second however slow a step is".
@@ -383,8 +397,9 @@ int App::run() {
             return t ? t : "?";
         };
         const char* driver = SDL_GetCurrentVideoDriver();
-        std::printf("drawn by: %s (OpenGL %s, SDL video driver %s)\n", gl_text(GL_RENDERER), gl_text(GL_VERSION),
-                    driver ? driver : "?");
+        std::printf("drawn by: %s (OpenGL %s, SDL video driver %s), at most %s frames/s\n", gl_text(GL_RENDERER),
+                    gl_text(GL_VERSION), driver ? driver : "?", max_fps > 0 ? std::to_string(max_fps).c_str() : "any");
+        std::fflush(stdout);  // the summary survives whatever happens while the simulation stops
     }
     host_.wait_idle();
     shutdown();

@@ -99,6 +99,12 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
                    "Desktop window: close after S seconds of wall time (a key script then runs until "
                    "then; with --screenshot: take it then)")
         ->check(CLI::Range(0.001, 1e9));
+    app.add_option("--max-fps", o.max_fps,
+                   "Desktop window: draw at most N frames per second (default: the display's refresh rate, 60 "
+                   "where unknown; 0: no cap). Where vsync holds frames back anyway this changes nothing; "
+                   "without it (no display, a driver forcing vsync off) it keeps the window from taking "
+                   "the GPU from a CUDA simulation")
+        ->check(CLI::Range(0, 1000));
     auto* record = app.add_option("--record", o.record_path,
                                   "Desktop window: record FILE.mp4 or FILE.gif from the start (until --frames, "
                                   "V, Esc or closing the window)");
