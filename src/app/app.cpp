@@ -38,6 +38,46 @@ namespace fs {
 
 namespace {
 
+// The GPU time of the scene's draw (particles, lines, overlays) by OpenGL timer queries, read a
+// few frames late so that reading never waits for the GPU. For the self-closing summary: on one
+// GPU the window's drawing and a CUDA simulation take turns.
+class GpuDrawTimer {
+public:
+    void begin() {
+        if (!made_) {
+            glGenQueries(kRing, query_);
+            made_ = true;
+        }
+        GLuint& q = query_[next_ % kRing];
+        if (next_ >= kRing) read(q, true);  // issued kRing frames ago: done long since
+        glBeginQuery(GL_TIME_ELAPSED, q);
+    }
+    void end() {
+        glEndQuery(GL_TIME_ELAPSED);
+        ++next_;
+    }
+    void release() {
+        if (made_) glDeleteQueries(kRing, query_);
+        made_ = false;
+    }
+    std::vector<double>& ms() { return ms_; }
+
+private:
+    void read(GLuint q, bool wait) {
+        GLint ready = 0;
+        if (!wait) glGetQueryObjectiv(q, GL_QUERY_RESULT_AVAILABLE, &ready);
+        if (!wait && !ready) return;
+        GLuint64 ns = 0;
+        glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
+        ms_.push_back(1e-6 * static_cast<double>(ns));
+    }
+    static constexpr int kRing = 8;
+    GLuint query_[kRing] = {};
+    bool made_ = false;
+    long long next_ = 0;
+    std::vector<double> ms_;
+};
+
 class App {
 public:
     App(const Options& o, SimulationHost& host)
@@ -71,6 +111,9 @@ private:
     StatsHistory history_;
     ViewSettings view_;
     SceneView scene_;
+    GpuDrawTimer draw_timer_;  // only while the window closes itself (its summary)
+    long long gl_errors_ = 0;  // likewise, with the first one's code
+    GLenum first_gl_error_ = GL_NO_ERROR;
     Capture capture_;
     Panels panels_;
 
@@ -124,6 +167,7 @@ bool App::init_window() {
 
 void App::shutdown() {
     stop_recording();
+    if (gl_) draw_timer_.release();
     scene_.release();
     if (ImGui::GetCurrentContext()) {
         ImGui_ImplOpenGL3_Shutdown();
@@ -330,7 +374,14 @@ int App::run() {
 
         int w = 0, h = 0;
         SDL_GL_GetDrawableSize(window_, &w, &h);
+        const bool timed = o_.frames > 0 || o_.seconds > 0 || !script_.empty();
+        if (timed) draw_timer_.begin();
         scene_.draw(w, h, status_, view_);
+        if (timed) {
+            draw_timer_.end();
+            for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError())  // for the summary
+                if (gl_errors_++ == 0) first_gl_error_ = e;
+        }
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
         ++frame_index_;
@@ -381,24 +432,32 @@ int App::run() {
                     static_cast<long long>(s.steps), s.step_ms);
         // The frame times' spread, and how the simulation's frames reached OpenGL: a frame that
         // waited for a step would show as a long hand-over.
-        auto percentile = [&](double q) {
-            if (frame_ms.empty()) return 0.0;
-            const auto k = static_cast<std::size_t>(q * static_cast<double>(frame_ms.size() - 1));
-            std::nth_element(frame_ms.begin(), frame_ms.begin() + static_cast<std::ptrdiff_t>(k), frame_ms.end());
-            return frame_ms[k];
+        auto percentile_of = [](std::vector<double>& v, double q) {
+            if (v.empty()) return 0.0;
+            const auto k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1));
+            std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+            return v[k];
         };
+        auto percentile = [&](double q) { return percentile_of(frame_ms, q); };
         const long long over_60 = std::count_if(frame_ms.begin(), frame_ms.end(), [](double ms) { return ms > 1e3 / 60.0; });
         const auto& h = scene_.hand_over();
         std::printf("frames: median %.2f ms, 99th percentile %.2f ms, %lld under 60 frames/s; simulation frames "
                     "drawn: %lld through CUDA-OpenGL interop, %lld through host memory, longest hand-over %.2f ms\n",
                     percentile(0.5), percentile(0.99), over_60, h.interop, h.host, h.longest_ms);
+        std::printf("GPU time of the scene's draw: median %.2f ms, 99th percentile %.2f ms; the simulation thread's "
+                    "frame read: last %.2f ms, longest %.2f ms\n",
+                    percentile_of(draw_timer_.ms(), 0.5), percentile_of(draw_timer_.ms(), 0.99), s.publish_ms,
+                    s.publish_ms_max);
         auto gl_text = [](GLenum name) {
             const auto* t = reinterpret_cast<const char*>(glGetString(name));
             return t ? t : "?";
         };
         const char* driver = SDL_GetCurrentVideoDriver();
-        std::printf("drawn by: %s (OpenGL %s, SDL video driver %s), at most %s frames/s\n", gl_text(GL_RENDERER),
-                    gl_text(GL_VERSION), driver ? driver : "?", max_fps > 0 ? std::to_string(max_fps).c_str() : "any");
+        std::printf("drawn by: %s (OpenGL %s, SDL video driver %s), at most %s frames/s; OpenGL errors: %lld",
+                    gl_text(GL_RENDERER), gl_text(GL_VERSION), driver ? driver : "?",
+                    max_fps > 0 ? std::to_string(max_fps).c_str() : "any", gl_errors_);
+        if (gl_errors_ > 0) std::printf(" (the first 0x%04x)", static_cast<unsigned>(first_gl_error_));
+        std::printf("\n");
         std::fflush(stdout);  // the summary survives whatever happens while the simulation stops
     }
     host_.wait_idle();

@@ -497,6 +497,7 @@ void SimulationHost::run() {
 }
 
 void SimulationHost::publish() {
+    const auto start = std::chrono::steady_clock::now();
     if (!safety_.device_lost()) {
         try {
             frames_.publish(*solver_);
@@ -505,7 +506,10 @@ void SimulationHost::publish() {
             safety_.lose_device(std::string("reading the particles back: ") + e.what());
         }
     }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::lock_guard lock(mutex_);
+    status_.publish_ms = ms;
+    status_.publish_ms_max = std::max(status_.publish_ms_max, ms);
     publish_status();
 }
 

@@ -57,6 +57,7 @@ struct SimStatus {
     bool has_cells = false;  // the solver has a grid the cell overlay can show
     std::vector<double> stage_ms;
     double step_ms = 0.0;
+    double publish_ms = 0.0, publish_ms_max = 0.0;  // reading a frame for the window: the last, the longest
     Stats stats;
     nlohmann::json params;  // current values, name -> value
     std::shared_ptr<const std::vector<ParamMeta>> param_meta;
