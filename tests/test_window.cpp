@@ -265,6 +265,51 @@ TEST(Window, F12NeverOverwritesAScreenshot) {
     }
 }
 
+// A screenshot's middle third across and its middle three quarters down, where the scene is
+// drawn between the panels, as RGB bytes (empty when unreadable).
+std::vector<unsigned char> scene_area(const std::filesystem::path& png) {
+    int w = 0, h = 0, c = 0;
+    unsigned char* px = stbi_load(png.string().c_str(), &w, &h, &c, 3);
+    std::vector<unsigned char> out;
+    if (!px) return out;
+    for (int y = h / 8; y < 7 * h / 8; ++y)
+        for (int x = w / 3; x < 2 * w / 3; ++x) out.insert(out.end(), px + 3 * (y * w + x), px + 3 * (y * w + x) + 3);
+    stbi_image_free(px);
+    return out;
+}
+
+long saturated(const std::vector<unsigned char>& rgb) {
+    long n = 0;
+    for (std::size_t k = 0; k + 2 < rgb.size(); k += 3)
+        n += std::max({rgb[k], rgb[k + 1], rgb[k + 2]}) - std::min({rgb[k], rgb[k + 1], rgb[k + 2]}) > 50;
+    return n;
+}
+
+TEST(Window, APausedSceneIsShownAgainUntilTheCameraChangesIt) {
+    // Paused, nothing in the scene changes: the window shows its last picture again instead of
+    // drawing every particle each frame. A change of the camera alone (Tab hides the panels, F
+    // frames the scene into the whole window; no new simulation frame) must show at once, and
+    // the picture shown again must be the scene, not a blank.
+    TempDir dir("paused");
+    const auto r = run_window_in(dir, "flip_dam_break --size 1280x800 --keys 'P +15 F12 Tab F +15 F12' --frames 40");
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::vector<std::filesystem::path> shots;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path)) shots.push_back(e.path());
+    ASSERT_EQ(shots.size(), 2u);
+    std::sort(shots.begin(), shots.end());  // screenshot-DATE-N: in the order taken
+    const auto before = scene_area(shots[0]), after = scene_area(shots[1]);
+    EXPECT_GT(saturated(before), 2000) << "the paused scene was not shown";
+    EXPECT_GT(saturated(after), 2000);
+    ASSERT_EQ(before.size(), after.size());
+    long changed = 0;
+    for (std::size_t k = 0; k < before.size(); ++k) changed += before[k] != after[k];
+    EXPECT_GT(changed, 3000) << "the new camera did not show while paused";
+    // The summary counts the pictures drawn and those shown again.
+    const auto at = r.output.find("the last picture shown again ");
+    ASSERT_NE(at, std::string::npos) << r.output;
+    EXPECT_GT(std::stol(r.output.substr(at + 29)), 10) << r.output;
+}
+
 TEST(Window, WithoutADisplaySaysHowToRunAndExits2) {
     const auto r = fs_test::run_program_with_prefix(
         "env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER timeout 60", "--frames 2");

@@ -444,10 +444,11 @@ int App::run() {
         std::printf("frames: median %.2f ms, 99th percentile %.2f ms, %lld under 60 frames/s; simulation frames "
                     "drawn: %lld through CUDA-OpenGL interop, %lld through host memory, longest hand-over %.2f ms\n",
                     percentile(0.5), percentile(0.99), over_60, h.interop, h.host, h.longest_ms);
-        std::printf("GPU time of the scene's draw: median %.2f ms, 99th percentile %.2f ms; the simulation thread's "
-                    "frame read: last %.2f ms, longest %.2f ms\n",
-                    percentile_of(draw_timer_.ms(), 0.5), percentile_of(draw_timer_.ms(), 0.99), s.publish_ms,
-                    s.publish_ms_max);
+        std::printf("GPU time of the scene's draw: median %.2f ms, 99th percentile %.2f ms (the particles drawn "
+                    "%lld times, the last picture shown again %lld times); the simulation thread's frame read: "
+                    "last %.2f ms, longest %.2f ms\n",
+                    percentile_of(draw_timer_.ms(), 0.5), percentile_of(draw_timer_.ms(), 0.99), scene_.pictures_drawn(),
+                    scene_.pictures_reused(), s.publish_ms, s.publish_ms_max);
         auto gl_text = [](GLenum name) {
             const auto* t = reinterpret_cast<const char*>(glGetString(name));
             return t ? t : "?";

@@ -30,6 +30,7 @@ void SceneView::release() {
     lines_.release();
     meshes_.release();
     cells_.release();
+    picture_.release();
 }
 
 void SceneView::drag(glm::dvec2 by, bool left_button) {
@@ -144,10 +145,21 @@ std::optional<std::string> SceneView::update(SimulationHost& host, const SimStat
     return std::nullopt;
 }
 
+// Everything the scene's picture depends on, so that it is drawn again only when one changes.
+std::vector<float> SceneView::picture_key(int w, int h, const glm::mat4& view_proj,
+                                          const ViewSettings& settings) const {
+    std::vector<float> k = {static_cast<float>(w), static_cast<float>(h), static_cast<float>(dimension_),
+                            static_cast<float>(settings.colormap), settings.auto_range ? 1.0f : 0.0f,
+                            settings.range[0], settings.range[1], settings.show_vectors ? 1.0f : 0.0f,
+                            settings.vector_scale, settings.show_domain ? 1.0f : 0.0f,
+                            settings.show_polygons ? 1.0f : 0.0f, static_cast<float>(settings.cells_mode),
+                            settings.slice_z, settings.size_scale, data_range_[0], data_range_[1]};
+    for (int c = 0; c < 4; ++c)
+        for (int r = 0; r < 4; ++r) k.push_back(view_proj[c][r]);
+    return k;
+}
+
 void SceneView::draw(int w, int h, const SimStatus& status, const ViewSettings& settings) {
-    glViewport(0, 0, w, h);
-    glClearColor(0.09f, 0.10f, 0.12f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     if (framed_scene_ != status.scene_path && frame_uploaded_) {
         frame_all(w, h, status, settings);
         framed_scene_ = status.scene_path;
@@ -155,6 +167,31 @@ void SceneView::draw(int w, int h, const SimStatus& status, const ViewSettings& 
     const bool is3d = dimension_ == 3;
     const glm::mat4 view_proj = is3d ? cam3_.view_proj(w, h) : cam2_.view_proj(w, h);
     const glm::mat4 view = is3d ? cam3_.view() : glm::mat4(1.0f);
+
+    // The picture of the last draw still holds: show it (a copy) instead of drawing the
+    // particles again. Otherwise draw into the target, then show that.
+    std::vector<float> key = picture_key(w, h, view_proj, settings);
+    if (picture_.holds(w, h) && frame_.version == picture_version_ && key == picture_key_) {
+        picture_.show();
+        ++pictures_reused_;
+        return;
+    }
+    const bool offscreen = picture_.begin(w, h);
+    picture_key_ = std::move(key);
+    picture_version_ = offscreen ? frame_.version : ~std::uint64_t{0};
+    ++pictures_drawn_;
+    glViewport(0, 0, w, h);
+    glClearColor(0.09f, 0.10f, 0.12f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    draw_picture(w, h, view_proj, view, settings);
+    glDisable(GL_DEPTH_TEST);
+    if (offscreen) picture_.show();
+}
+
+void SceneView::draw_picture(int w, int h, const glm::mat4& view_proj, const glm::mat4& view,
+                             const ViewSettings& settings) {
+    (void)w;
+    const bool is3d = dimension_ == 3;
 
     lines_.clear();
     if (settings.show_domain)
@@ -235,7 +272,6 @@ void SceneView::draw(int w, int h, const SimStatus& status, const ViewSettings& 
     cells_.draw(view_proj, is3d ? glm::vec3(0.3f, 0.8f, 0.5f) : glm::vec3(0.0f, 0.0f, 1.0f));
     if (is3d) glEnable(GL_DEPTH_TEST);
     lines_.draw(view_proj);
-    glDisable(GL_DEPTH_TEST);
 }
 
 // The cell overlay: a slice of cells across z (every kind, air pale) or every fluid and solid cell

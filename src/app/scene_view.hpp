@@ -4,8 +4,10 @@
 
 #include <SDL.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <glm/glm.hpp>
 
@@ -15,6 +17,7 @@
 #include "render/cuda_gl_interop.hpp"
 #include "render/line_renderer.hpp"
 #include "render/mesh_renderer.hpp"
+#include "render/offscreen_target.hpp"
 #include "render/particle_renderer.hpp"
 
 namespace fs {
@@ -55,8 +58,14 @@ public:
     // The auto colour range: over the drawn values (boundary particles are NaN: skipped).
     const float* data_range() const { return data_range_; }
 
+    // Scene pictures drawn, and frames that showed the last one again (nothing in it changed).
+    long long pictures_drawn() const { return pictures_drawn_; }
+    long long pictures_reused() const { return pictures_reused_; }
+
 private:
     void add_cells(const ViewSettings& settings);
+    std::vector<float> picture_key(int w, int h, const glm::mat4& view_proj, const ViewSettings& settings) const;
+    void draw_picture(int w, int h, const glm::mat4& view_proj, const glm::mat4& view, const ViewSettings& settings);
 
     SDL_Window* window_ = nullptr;
     FrameData frame_;
@@ -79,6 +88,12 @@ private:
     render::LineRenderer lines_;
     render::MeshRenderer meshes_;
     render::MeshRenderer cells_;  // the cell overlay, drawn after the particles, depth-tested
+    // The last picture of the scene, shown again while nothing in it changes: what it showed (the
+    // frame's version and picture_key()), and how often it was drawn and reused.
+    render::OffscreenTarget picture_;
+    std::uint64_t picture_version_ = ~std::uint64_t{0};
+    std::vector<float> picture_key_;
+    long long pictures_drawn_ = 0, pictures_reused_ = 0;
 };
 
 }  // namespace fs
