@@ -1,0 +1,311 @@
+// The kernel bodies of particle_surface.hpp, run by either executor: the level set on the
+// nodes, marching tetrahedra over the cells, and the mesh's vertices welded by the grid edge
+// they lie on.
+#pragma once
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include <glm/glm.hpp>
+
+#include "core/buffer.hpp"
+#include "core/hd.hpp"
+#include "core/memory.hpp"
+#include "solvers/common/cell_sort.hpp"
+#include "surface/particle_surface.hpp"
+
+namespace fs::surface_detail {
+
+using glm::dvec3;
+
+// The nodes of the level set: nx x ny x nz points origin + step * (i, j, k).
+struct NodeGrid {
+    dvec3 origin;
+    double step = 1.0;
+    int nx = 0, ny = 0, nz = 0;
+    FS_HDI int node(int i, int j, int k) const { return i + nx * (j + ny * k); }
+    FS_HDI int nodes() const { return nx * ny * nz; }
+    FS_HDI int cells() const { return (nx - 1) * (ny - 1) * (nz - 1); }
+    FS_HDI dvec3 position(int i, int j, int k) const { return origin + step * dvec3(i, j, k); }
+};
+
+// Square bins of side R (the kernel radius) over the nodes' box, for the particles near a node.
+struct Bins {
+    dvec3 origin;
+    double size = 1.0;
+    int nx = 1, ny = 1, nz = 1;
+    FS_HDI int cells() const { return nx * ny * nz; }
+    FS_HDI int clamp_index(double x, int n) const {
+        const int i = static_cast<int>(std::floor(x / size));
+        return i < 0 ? 0 : (i >= n ? n - 1 : i);
+    }
+    FS_HDI glm::ivec3 coords(const dvec3& p) const {
+        const dvec3 q = p - origin;
+        return {clamp_index(q.x, nx), clamp_index(q.y, ny), clamp_index(q.z, nz)};
+    }
+    FS_HDI int bin(const glm::ivec3& b) const { return b.x + nx * (b.y + ny * b.z); }
+};
+
+// The smoothing kernel of Zhu & Bridson 2005 (eq. 3): k(s) = max(0, (1 - s^2)^3), s = |x - x_i| / R.
+FS_HDI double zb_kernel(double s2) {
+    const double t = 1.0 - s2;
+    return t > 0.0 ? t * t * t : 0.0;
+}
+
+// A cell's corner c (bits x = 1, y = 2, z = 4) as an offset.
+FS_HDI glm::ivec3 corner_offset(int c) { return {c & 1, (c >> 1) & 1, (c >> 2) & 1}; }
+
+// The Kuhn split of the unit cube into six tetrahedra, one for each order (a, b, c) of the axes:
+// corners 0, a, a + b, and 7 (Freudenthal 1942; Kuhn 1960). Any two corners of one tetrahedron
+// are ordered by inclusion, so every edge runs from a corner u to u + d with d one of the 7
+// nonzero 0/1 vectors, the same in neighbouring cells: the split is a consistent
+// triangulation of the whole grid.
+FS_HDI void kuhn_tet(int t, int c[4]) {
+    const int a = t < 2 ? 1 : (t < 4 ? 2 : 4);
+    int b = 0;
+    switch (t) {
+        case 0: b = 2; break;
+        case 1: b = 4; break;
+        case 2: b = 1; break;
+        case 3: b = 4; break;
+        case 4: b = 1; break;
+        default: b = 2; break;
+    }
+    c[0] = 0;
+    c[1] = a;
+    c[2] = a | b;
+    c[3] = 7;
+}
+
+// The grid edge between two corners u, v of a cell's tetrahedron (one contains the other, as
+// bit sets): 7 * (its lower node) + (its direction's bits - 1). Every node owns 7 edges.
+FS_HDI int edge_id(const NodeGrid& g, int i, int j, int k, int u, int v) {
+    const int lo = (u & v) == u ? u : v;
+    const int d = u ^ v;
+    const glm::ivec3 o = corner_offset(lo);
+    return 7 * g.node(i + o.x, j + o.y, k + o.z) + (d - 1);
+}
+
+// Where the level set crosses a grid edge: linear interpolation between its end nodes' values,
+// one of which is negative (inside) and the other not.
+FS_HDI dvec3 edge_point(const NodeGrid& g, View<const float> phi, int edge) {
+    const int node = edge / 7, d = edge % 7 + 1;
+    const int i = node % g.nx, j = (node / g.nx) % g.ny, k = node / (g.nx * g.ny);
+    const glm::ivec3 o = corner_offset(d);
+    const double a = phi[node], b = phi[g.node(i + o.x, j + o.y, k + o.z)];
+    const double t = a / (a - b);
+    return g.position(i, j, k) + t * g.step * dvec3(o);
+}
+
+// Marching tetrahedra over cell `cell`: returns its triangle count and, when `out` is given,
+// writes each triangle's three edge ids there, ordered so that the triangle's normal (right-hand
+// rule) points out of the liquid (from the tetrahedron's inside corners towards its outside ones).
+FS_HDI int march_cell(const NodeGrid& g, View<const float> phi, int cell, int* out) {
+    const int cx = g.nx - 1, cy = g.ny - 1;
+    const int i = cell % cx, j = (cell / cx) % cy, k = cell / (cx * cy);
+    float v[8];
+    int inside_mask = 0;
+    for (int c = 0; c < 8; ++c) {
+        const glm::ivec3 o = corner_offset(c);
+        v[c] = phi[g.node(i + o.x, j + o.y, k + o.z)];
+        if (v[c] < 0.0f) inside_mask |= 1 << c;
+    }
+    if (inside_mask == 0 || inside_mask == 255) return 0;
+    int made = 0;
+    for (int t = 0; t < 6; ++t) {
+        int c[4];
+        kuhn_tet(t, c);
+        int in[4], out_c[4], n_in = 0, n_out = 0;
+        for (int q = 0; q < 4; ++q) {
+            if (inside_mask >> c[q] & 1)
+                in[n_in++] = c[q];
+            else
+                out_c[n_out++] = c[q];
+        }
+        if (n_in == 0 || n_out == 0) continue;
+        const int tris = n_in == 2 ? 2 : 1;
+        if (out) {
+            int e[2][3];
+            dvec3 mid[2][3];
+            auto edge = [&](int s, int q, int u, int v) {
+                e[s][q] = edge_id(g, i, j, k, u, v);
+                mid[s][q] = 0.5 * dvec3(corner_offset(u) + corner_offset(v));
+            };
+            if (n_in == 1) {
+                for (int q = 0; q < 3; ++q) edge(0, q, in[0], out_c[q]);
+            } else if (n_in == 3) {
+                for (int q = 0; q < 3; ++q) edge(0, q, out_c[0], in[q]);
+            } else {  // a quad with corners on edges (i0 o0), (i0 o1), (i1 o1), (i1 o0), in that cycle
+                edge(0, 0, in[0], out_c[0]);
+                edge(0, 1, in[0], out_c[1]);
+                edge(0, 2, in[1], out_c[1]);
+                edge(1, 0, in[0], out_c[0]);
+                edge(1, 1, in[1], out_c[1]);
+                edge(1, 2, in[1], out_c[0]);
+            }
+            // Outward: from the inside corners' mean towards the outside corners'. The winding is
+            // decided on the edges' midpoints, not the crossing points: a crossing at a node
+            // (phi = 0 there) makes a triangle of no area, whose own normal says nothing, and
+            // the midpoints' triangle winds as any crossing points' would (moving a point along
+            // its edge never flips the triangle, which separates the same corners throughout).
+            dvec3 cin(0.0), cout(0.0);
+            for (int q = 0; q < n_in; ++q) cin += dvec3(corner_offset(in[q]));
+            for (int q = 0; q < n_out; ++q) cout += dvec3(corner_offset(out_c[q]));
+            const dvec3 outward = cout / double(n_out) - cin / double(n_in);
+            for (int s = 0; s < tris; ++s) {
+                const dvec3 p0 = mid[s][0], p1 = mid[s][1], p2 = mid[s][2];
+                const bool flip = glm::dot(glm::cross(p1 - p0, p2 - p0), outward) < 0.0;
+                int* o = out + 3 * (made + s);
+                o[0] = e[s][0];
+                o[1] = flip ? e[s][2] : e[s][1];
+                o[2] = flip ? e[s][1] : e[s][2];
+            }
+        }
+        made += tris;
+    }
+    return made;
+}
+
+// The cell of particle i in the bins (a functor, not an extended lambda: see CellSort).
+struct BinOf {
+    Bins bins;
+    const double* xyz;
+    int stride;
+    FS_HDI int operator()(int i) const {
+        const double* p = xyz + static_cast<long long>(i) * stride;
+        return bins.bin(bins.coords(dvec3(p[0], p[1], p[2])));
+    }
+};
+
+template <class Exec>
+class ParticleSurface {
+public:
+    static constexpr MemorySpace kSpace = Exec::space;
+
+    SurfaceMesh build(Exec& exec, const FieldView& positions, const double lo[3], const double hi[3],
+                      const SurfaceSettings& s) {
+        if (!(s.spacing > 0.0) || !(s.cell_scale > 0.0) || !(s.support_scale > 0.0))
+            throw std::invalid_argument("particle_surface: spacing, cell_scale and support_scale must be > 0");
+        if (positions.type != FieldView::Type::F64 || positions.components != 3)
+            throw std::invalid_argument("particle_surface: positions must be 3 doubles a particle");
+        const double step = s.cell_scale * s.spacing, R = s.support_scale * s.spacing;
+        const double r = calibrated_radius(s.support_scale) * s.spacing;
+        // Nodes a kernel radius and a cell beyond the domain: no particle reaches the outermost
+        // ones, which stay outside, so the mesh is closed.
+        NodeGrid g;
+        const double pad = R + step;
+        g.origin = dvec3(lo[0], lo[1], lo[2]) - dvec3(pad);
+        g.step = step;
+        long long nodes = 1;
+        int* n[3] = {&g.nx, &g.ny, &g.nz};
+        for (int a = 0; a < 3; ++a) {
+            const double extent = hi[a] - lo[a] + 2.0 * pad;
+            const long long m = static_cast<long long>(std::ceil(extent / step)) + 1;
+            nodes *= m;
+            if (nodes > s.max_nodes)
+                throw std::invalid_argument("particle_surface: the level set would need over " +
+                                            std::to_string(s.max_nodes) + " nodes (spacing " +
+                                            std::to_string(s.spacing) + " m for a box of side " +
+                                            std::to_string(hi[a] - lo[a]) + " m)");
+            *n[a] = static_cast<int>(m);
+        }
+        Bins bins;
+        bins.origin = g.origin;
+        bins.size = R;
+        bins.nx = static_cast<int>(std::ceil((g.nx - 1) * step / R)) + 1;
+        bins.ny = static_cast<int>(std::ceil((g.ny - 1) * step / R)) + 1;
+        bins.nz = static_cast<int>(std::ceil((g.nz - 1) * step / R)) + 1;
+
+        // Particles sorted by bin, their positions gathered in that order.
+        const int count = positions.count;
+        const double* xyz = static_cast<const double*>(positions.data);
+        const int stride = positions.stride;
+        sort_.build(exec, bins.cells(), count, BinOf{bins, xyz, stride});
+        auto order = sort_.order();
+        auto start = sort_.cell_start();
+        auto sorted = sorted_.resized(static_cast<std::size_t>(count));
+        exec.parallel_for(count, FS_LAMBDA(int s_) {
+            const double* p = xyz + static_cast<long long>(order[s_]) * stride;
+            sorted[s_] = dvec3(p[0], p[1], p[2]);
+        });
+
+        // phi at the nodes: |x - xbar| - r with xbar the kernel-weighted mean of the particles
+        // within R (Zhu & Bridson 2005, eq. 2-3); R (outside) where none is.
+        auto phi = phi_.resized(static_cast<std::size_t>(g.nodes()));
+        const auto sp = View<const dvec3>(sorted);
+        const double inv_r2 = 1.0 / (R * R);
+        exec.parallel_for(g.nodes(), FS_LAMBDA(int node) {
+            const int i = node % g.nx, j = (node / g.nx) % g.ny, k = node / (g.nx * g.ny);
+            const dvec3 x = g.position(i, j, k);
+            const glm::ivec3 b = bins.coords(x);
+            double w = 0.0;
+            dvec3 wx(0.0);
+            for (int bz = b.z - 1; bz <= b.z + 1; ++bz) {
+                if (bz < 0 || bz >= bins.nz) continue;
+                for (int by = b.y - 1; by <= b.y + 1; ++by) {
+                    if (by < 0 || by >= bins.ny) continue;
+                    const int row = bins.nx * (by + bins.ny * bz);
+                    const int from = start[row + (b.x > 0 ? b.x - 1 : 0)];
+                    const int to = start[row + (b.x + 1 < bins.nx ? b.x + 1 : bins.nx - 1) + 1];
+                    for (int q = from; q < to; ++q) {  // a row of up to 3 bins is one range
+                        const dvec3 d = sp[q] - x;
+                        const double wk = zb_kernel(glm::dot(d, d) * inv_r2);
+                        w += wk;
+                        wx += wk * sp[q];
+                    }
+                }
+            }
+            phi[node] = w > 0.0 ? static_cast<float>(glm::length(x - wx / w) - r) : static_cast<float>(R);
+        });
+
+        // Triangles a cell, their offsets, and the triangles as edge ids.
+        const int cells = g.cells();
+        auto tri_count = tri_count_.resized(static_cast<std::size_t>(cells) + 1);
+        const auto cphi = View<const float>(phi);
+        exec.parallel_for(cells + 1, FS_LAMBDA(int c) { tri_count[c] = c < cells ? march_cell(g, cphi, c, nullptr) : 0; });
+        auto tri_start = tri_start_.resized(static_cast<std::size_t>(cells) + 1);
+        exec.exclusive_scan(View<const int>(tri_count), tri_start);
+        int triangles = 0;
+        mem_copy(&triangles, MemorySpace::Host, tri_start.data + cells, kSpace, sizeof(int));
+        auto tri = tri_.resized(3 * static_cast<std::size_t>(triangles));
+        const int edges = 7 * g.nodes();
+        auto used = used_.resized(static_cast<std::size_t>(edges) + 1);
+        exec.parallel_for(edges + 1, FS_LAMBDA(int e) { used[e] = 0; });
+        exec.parallel_for(cells, FS_LAMBDA(int c) {
+            const int first = tri_start[c], made = tri_start[c + 1] - first;
+            if (made == 0) return;
+            march_cell(g, cphi, c, tri.data + 3 * first);
+            for (int q = 0; q < 3 * made; ++q) used[tri[3 * first + q]] = 1;  // the same 1 from any writer
+        });
+
+        // One vertex an edge the surface crosses, numbered in edge order; triangles renumbered.
+        auto vid = vid_.resized(static_cast<std::size_t>(edges) + 1);
+        exec.exclusive_scan(View<const int>(used), vid);
+        int vertices = 0;
+        mem_copy(&vertices, MemorySpace::Host, vid.data + edges, kSpace, sizeof(int));
+        auto pts = pts_.resized(3 * static_cast<std::size_t>(vertices));
+        exec.parallel_for(edges, FS_LAMBDA(int e) {
+            if (vid[e + 1] == vid[e]) return;
+            const dvec3 p = edge_point(g, cphi, e);
+            float* o = pts.data + 3 * vid[e];
+            o[0] = static_cast<float>(p.x);
+            o[1] = static_cast<float>(p.y);
+            o[2] = static_cast<float>(p.z);
+        });
+        exec.parallel_for(3 * triangles, FS_LAMBDA(int q) { tri[q] = vid[tri[q]]; });
+
+        SurfaceMesh mesh;
+        pts_.copy_to_host(mesh.points);
+        tri_.copy_to_host(mesh.triangles);
+        return mesh;
+    }
+
+private:
+    grid::CellSort<Exec> sort_;
+    Buffer<dvec3> sorted_{kSpace};
+    Buffer<float> phi_{kSpace}, pts_{kSpace};
+    Buffer<int> tri_count_{kSpace}, tri_start_{kSpace}, tri_{kSpace}, used_{kSpace}, vid_{kSpace};
+};
+
+}  // namespace fs::surface_detail
