@@ -25,6 +25,9 @@ struct Options {
     std::string export_path;
     long long export_every = 1;
     std::string export_fields = "all";  // --export-fields: all, none or a comma-separated list
+    bool surface = false;      // --surface: the liquid's surface mesh in each --export frame
+    std::string export_mesh;   // --export-mesh: a folder for one PLY surface mesh per exported frame
+    double surface_cell = 1.0;  // --surface-cell: the surface's level-set cell, in particle spacings
     std::string compare_path;  // --compare: the comparisons with known answers, as JSON
     std::string bench_json;
     std::string screenshot_path;

@@ -7,15 +7,18 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <unistd.h>
 
 #include "core/memory.hpp"
+#include "io/ply_writer.hpp"
 #include "io/stats_writer.hpp"
 #include "io/usd_writer.hpp"
 #include "validation/compare.hpp"
 #include "solvers/solvers.hpp"
+#include "surface/particle_surface.hpp"
 
 namespace fs {
 
@@ -133,6 +136,83 @@ std::vector<std::string> export_fields(const std::string& choice, const Solver& 
     return out;
 }
 
+// --surface and --export-mesh: the liquid's surface of every exported frame, into the USD file
+// and one PLY file a frame.
+class SurfaceExport {
+public:
+    // Refuses (bad input) a solver whose particles are not a 3D liquid, and a surface grid too
+    // large, before any file is written: the initial state's surface is made here.
+    SurfaceExport(const Options& o, const Solver& solver, std::string comment)
+        : usd_(o.surface), folder_(o.export_mesh), comment_(std::move(comment)) {
+        settings_.cell_scale = o.surface_cell;
+        option_ = o.surface && !folder_.empty() ? "--surface and --export-mesh"
+                  : o.surface                   ? "--surface"
+                                                : "--export-mesh";
+        if (!on()) return;
+        // FLIP's particles fill the liquid; SPH, Euler and optimal transport are 2D, and the vortex
+        // solver's particles are vortons and tracers in a fluid that fills the whole space.
+        if (solver.kind() != "flip")
+            throw SceneError(option_ + ": the surface mesh needs a 3D liquid (flip); the " +
+                             std::string(solver.kind()) + " solver's particles are " +
+                             (solver.dimension() == 2 ? "2D" : "not a liquid"));
+        try {
+            pending_ = make(solver);
+        } catch (const std::invalid_argument& e) {
+            throw SceneError(option_ + ": " + e.what());
+        }
+        if (!folder_.empty()) std::filesystem::create_directories(folder_);
+    }
+    bool on() const { return usd_ || !folder_.empty(); }
+
+    // The surface of the frame just exported (after add_solver_frame, if there is a USD file).
+    void add(const Solver& solver, UsdPointsWriter* usd) {
+        if (!on()) return;
+        SurfaceMesh mesh;
+        if (pending_) {
+            mesh = std::move(*pending_);
+            pending_.reset();
+        } else {
+            mesh = make(solver);
+        }
+        if (usd_ && usd) usd->add_surface(mesh);
+        if (!folder_.empty()) {
+            const long long step = solver.step_count();
+            char name[40];
+            std::snprintf(name, sizeof name, "surface-%06lld.ply", step);
+            write_ply((std::filesystem::path(folder_) / name).string(), mesh,
+                      comment_ + ", step " + std::to_string(step) + ", t = " + fmt("%.6g", solver.time()) + " s");
+            ++files_;
+        }
+        triangles_ = mesh.triangle_count();
+        ++meshes_;
+    }
+
+    // The summary's line.
+    void print() const {
+        if (!on()) return;
+        std::printf("  surface: %d mesh(es), the last %d triangles, %.3g ms each (median)", meshes_, triangles_,
+                    median(ms_));
+        if (usd_) std::printf("; in the export as /World/surface");
+        if (!folder_.empty()) std::printf("; %d PLY file(s) in %s", files_, folder_.c_str());
+        std::printf("\n");
+    }
+
+private:
+    SurfaceMesh make(const Solver& solver) {
+        const auto start = std::chrono::steady_clock::now();
+        SurfaceMesh mesh = solver_surface(solver, settings_);
+        ms_.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        return mesh;
+    }
+
+    bool usd_;
+    SurfaceSettings settings_;
+    std::string folder_, comment_, option_;
+    std::optional<SurfaceMesh> pending_;  // the initial state's, made by the constructor
+    int meshes_ = 0, files_ = 0, triangles_ = 0;
+    std::vector<double> ms_;
+};
+
 }  // namespace
 
 std::unique_ptr<Solver> open_scene(const Options& o, Scene& scene) {
@@ -196,6 +276,8 @@ int run_headless(const Options& o) {
     return guarded([&] {
         Scene scene;
         auto solver = open_scene(o, scene);
+        const std::string comment = "fluid-sandbox " + scene.path + " (" + scene.solver + ")";
+        SurfaceExport surface(o, *solver, comment);
         std::unique_ptr<StatsWriter> stats;
         if (!o.stats_path.empty()) {
             stats = std::make_unique<StatsWriter>(o.stats_path);
@@ -205,10 +287,10 @@ int run_headless(const Options& o) {
         std::vector<std::string> primvars;
         if (!o.export_path.empty()) {
             primvars = export_fields(o.export_fields, *solver);
-            usd = std::make_unique<UsdPointsWriter>(
-                o.export_path, "fluid-sandbox " + scene.path + " (" + scene.solver + ")");
+            usd = std::make_unique<UsdPointsWriter>(o.export_path, comment);
             add_solver_frame(*usd, *solver, primvars);
         }
+        surface.add(*solver, usd.get());
         std::vector<std::unique_ptr<Comparer>> comparers;
         if (!o.compare_path.empty()) comparers = comparers_for(*solver);
         auto sample = [&](bool last) {
@@ -237,7 +319,10 @@ int run_headless(const Options& o) {
             progress.update(*solver, k + 1);
             if (k == 0) first = solver->stats();
             if (stats) stats->write(*solver);
-            if (usd && (k + 1) % o.export_every == 0) add_solver_frame(*usd, *solver, primvars);
+            if ((k + 1) % o.export_every == 0) {
+                if (usd) add_solver_frame(*usd, *solver, primvars);
+                surface.add(*solver, usd.get());
+            }
             sample(k + 1 == o.steps);
             step_ms.push_back(solver->step_ms());
             for (std::size_t s = 0; s < stage_ms.size(); ++s)
@@ -271,6 +356,7 @@ int run_headless(const Options& o) {
         }
         if (!o.stats_path.empty()) std::printf("  stats: %s\n", o.stats_path.c_str());
         if (usd) std::printf("  export: %s (%d frames)\n", o.export_path.c_str(), usd->frames());
+        surface.print();
         if (!o.compare_path.empty()) {
             nlohmann::json all = nlohmann::json::array();
             for (const auto& c : comparers) {

@@ -31,6 +31,19 @@ void write_scalars(std::FILE* f, int frame, const std::vector<double>& v, const 
     std::fputs("],\n", f);
 }
 
+void write_points(std::FILE* f, int frame, const std::vector<float>& xyz) {
+    std::fprintf(f, "            %d: [", frame);
+    for (std::size_t i = 0; i + 2 < xyz.size(); i += 3)
+        std::fprintf(f, "%s(%.9g, %.9g, %.9g)", i ? ", " : "", xyz[i], xyz[i + 1], xyz[i + 2]);
+    std::fputs("],\n", f);
+}
+
+void write_ints(std::FILE* f, int frame, const std::vector<int>& v) {
+    std::fprintf(f, "            %d: [", frame);
+    for (std::size_t i = 0; i < v.size(); ++i) std::fprintf(f, i ? ", %d" : "%d", v[i]);
+    std::fputs("],\n", f);
+}
+
 // Copies a part file into `out` and removes it.
 void append_part(std::FILE* out, const std::string& part) {
     std::FILE* in = open_or_throw(part, "rb");
@@ -75,6 +88,8 @@ void UsdPointsWriter::add_frame(int dim, const std::vector<double>& positions,
             primvars_.push_back(std::move(pp));
         }
     }
+    if (surface_frames_ > 0 && surface_frames_ != frames_)
+        throw std::logic_error("UsdPointsWriter: a frame without its add_surface");
     if (primvars.size() != primvars_.size())
         throw std::logic_error("UsdPointsWriter: every frame carries the first frame's primvars");
     for (std::size_t k = 0; k < primvars.size(); ++k) {
@@ -91,11 +106,35 @@ void UsdPointsWriter::add_frame(int dim, const std::vector<double>& positions,
     ++frames_;
 }
 
+void UsdPointsWriter::add_surface(const SurfaceMesh& mesh) {
+    if (closed_) throw std::logic_error("UsdPointsWriter: add_surface after close");
+    if (surface_frames_ != frames_ - 1)
+        throw std::logic_error("UsdPointsWriter: add_surface once per frame, after its add_frame, from the first");
+    if (surface_frames_ == 0) {
+        for (auto [part, suffix] : {std::pair{&surface_points_, ".surface-points"},
+                                    {&surface_counts_, ".surface-counts"},
+                                    {&surface_indices_, ".surface-indices"}}) {
+            part->path = path_ + suffix + ".part";
+            part->file = open_or_throw(part->path, "wb");
+        }
+    }
+    const int frame = frames_ - 1;
+    write_points(surface_points_.file, frame, mesh.points);
+    // Every face a triangle: 3 vertices each.
+    std::fprintf(surface_counts_.file, "            %d: [", frame);
+    for (int t = 0; t < mesh.triangle_count(); ++t) std::fputs(t ? ", 3" : "3", surface_counts_.file);
+    std::fputs("],\n", surface_counts_.file);
+    write_ints(surface_indices_.file, frame, mesh.triangles);
+    ++surface_frames_;
+}
+
 void UsdPointsWriter::close() {
     if (closed_) return;
     closed_ = true;
     std::vector<Part*> parts = {&points_, &velocities_, &widths_, &ids_};
     for (PrimvarPart& p : primvars_) parts.push_back(&p.part);
+    if (surface_frames_ > 0)
+        for (Part* p : {&surface_points_, &surface_counts_, &surface_indices_}) parts.push_back(p);
     for (Part* p : parts) {
         if (std::fclose(p->file) != 0) throw std::runtime_error(p->path + ": write failed");
         p->file = nullptr;
@@ -141,7 +180,31 @@ void UsdPointsWriter::close() {
         append_part(out, p.part.path);
         std::fputs("        }\n", out);
     }
-    std::fputs("    }\n}\n", out);
+    std::fputs("    }\n", out);
+    if (surface_frames_ > 0) {
+        // A UsdGeomMesh (openusd.org/release/api/class_usd_geom_mesh.html): faceVertexCounts
+        // gives each face's vertex count and faceVertexIndices the faces' vertices in turn.
+        // subdivisionScheme "none" keeps the triangles as they are (the default, catmullClark,
+        // would smooth them as a control cage), and orientation "rightHanded" (UsdGeomGprim)
+        // makes counter-clockwise faces face their right-hand normal: outward for the surface's
+        // triangles.
+        std::fputs("\n    def Mesh \"surface\"\n"
+                   "    {\n"
+                   "        uniform token orientation = \"rightHanded\"\n"
+                   "        uniform token subdivisionScheme = \"none\"\n",
+                   out);
+        const std::pair<const char*, const Part*> mesh_attrs[] = {
+            {"int[] faceVertexCounts", &surface_counts_},
+            {"int[] faceVertexIndices", &surface_indices_},
+            {"point3f[] points", &surface_points_}};
+        for (const auto& [decl, part] : mesh_attrs) {
+            std::fprintf(out, "        %s.timeSamples = {\n", decl);
+            append_part(out, part->path);
+            std::fputs("        }\n", out);
+        }
+        std::fputs("    }\n", out);
+    }
+    std::fputs("}\n", out);
     if (std::fclose(out) != 0) throw std::runtime_error(path_ + ": write failed");
 }
 

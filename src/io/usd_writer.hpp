@@ -1,7 +1,9 @@
 // Writes particles as a USD ASCII layer (.usda) that Blender and usdview open: one Points prim
 // "/World/particles" with time-sampled points, velocities, widths and ids, and the solver's other
 // fields as per-point primvars (primvars:pressure, primvars:density, primvars:vorticity, ...), one
-// time sample per exported frame (timeCodesPerSecond 24). 2D solvers write z = 0.
+// time sample per exported frame (timeCodesPerSecond 24). 2D solvers write z = 0. Optionally a
+// Mesh prim "/World/surface" beside it: the liquid's surface (surface/particle_surface.hpp), one
+// time sample per frame, its vertices and triangles changing from frame to frame.
 //
 // USD stores each attribute's samples together, so frames are streamed into one temporary file
 // per attribute beside the target and joined when the writer closes: memory stays flat however
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "core/solver.hpp"
+#include "surface/particle_surface.hpp"
 
 namespace fs {
 
@@ -38,6 +41,9 @@ public:
     void add_frame(int dim, const std::vector<double>& positions,
                    const std::vector<double>& velocities, const std::vector<double>& widths,
                    const std::vector<double>& ids, const std::vector<Primvar>& primvars = {});
+    // The liquid's surface at the frame add_frame just wrote. Either never called (a file without
+    // /World/surface, as before there was one) or called for every frame from the first.
+    void add_surface(const SurfaceMesh& mesh);
     // Joins the parts into the target file. Called by the destructor if not called before.
     void close();
     int frames() const { return frames_; }
@@ -56,6 +62,9 @@ private:
         Part part;
     };
     std::vector<PrimvarPart> primvars_;
+    // /World/surface: opened by the first add_surface.
+    Part surface_points_, surface_counts_, surface_indices_;
+    int surface_frames_ = 0;
     int frames_ = 0;
     bool closed_ = false;
 };
