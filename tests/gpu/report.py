@@ -134,7 +134,8 @@ def bench_summary(d):
                 mgpcg["round_trips_ms"] = (2 * its + 8) * rt * 1e-3
     except (ValueError, KeyError):
         pass
-    return {"copy": copy, "runs": rows, "jacobi_128": jacobi, "mgpcg_128": mgpcg}
+    surface = [line for line in read(os.path.join(d, "surface.txt")).splitlines() if line.strip()]
+    return {"copy": copy, "runs": rows, "jacobi_128": jacobi, "mgpcg_128": mgpcg, "surface": surface}
 
 
 def main():
@@ -194,6 +195,8 @@ def main():
         if j:
             md += ["", f"FLIP 128^3, one Jacobi sweep over {j['fluid_cells']} fluid cells: {j['sweep_ms']:.4f} ms, "
                        f"{j['gbs']:.0f} GB/s, {j.get('fraction_of_copy', float('nan')):.2f} of the copy (goal 0.60)"]
+    if rep.get("bench", {}).get("surface"):
+        md += ["", "Surface mesh (tests/bench/surface_bench.cpp):", ""] + ["    " + l for l in rep["bench"]["surface"]]
     md += ["", "Seconds: " + ", ".join(f"{k} {v}" for k, v in sorted(rep["seconds"].items()))]
     with open(os.path.join(out, "report.json"), "w") as f:
         json.dump(rep, f, indent=1)

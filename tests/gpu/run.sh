@@ -164,6 +164,9 @@ if [[ " $parts " == *" bench "* ]]; then
     FS_BENCH_STEPS=50 timeout 150 tests/bench/vortex_bench.sh "$bin" cuda "$b" >"$out/log/bench-vortex.txt" 2>&1
     FS_BENCH_SIZES="10000 100000 1000000" FS_BENCH_STEPS=10 \
         timeout 150 tests/bench/ot_scaling.sh "$bin" cuda "$b" >"$out/log/bench-ot.txt" 2>&1
+    # The surface mesh of the 64^3 FLIP dam break (issue 15), on the GPU (its summary lines are
+    # copied into the report as they are).
+    timeout 120 "$here/$build/tests/surface_bench" cuda 7 >"$b/surface.txt" 2>"$out/log/bench-surface.txt"
     mark bench "$s"
 fi
 
