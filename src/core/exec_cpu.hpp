@@ -62,6 +62,13 @@ public:
         return result;
     }
 
+    // The same reduction, its result stored at `out` in this executor's memory instead of
+    // returned (CudaExec: it stays on the GPU, no round trip; a later kernel reads it).
+    template <class T, class Map, class Op>
+    void transform_reduce_into(int n, T init, const Map& map, const Op& op, T* out) {
+        *out = transform_reduce(n, init, map, op);
+    }
+
     // out[i] = in[0] + ... + in[i-1]; out may alias in. Blocked two-pass scan.
     template <class T>
     void exclusive_scan(View<const T> in, View<T> out) {

@@ -103,6 +103,23 @@ public:
         return host;
     }
 
+    // The same reduction, its result left on the GPU at `out` (device memory): no round trip,
+    // and the stream goes on; a later kernel reads it.
+    template <class T, class Map, class Op>
+    void transform_reduce_into(int n, T init, const Map& map, const Op& op, T* out,
+                               const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+        if (n <= 0) {
+            mem_copy(out, space, &init, MemorySpace::Host, sizeof(T));
+            return;
+        }
+        const thrust::counting_iterator<int> first(0);
+        std::size_t temp_bytes = 0;
+        FS_CUDA_CHECK(cub::DeviceReduce::TransformReduce(nullptr, temp_bytes, first, out, n, op, map, init));
+        FS_CUDA_CHECK(cub::DeviceReduce::TransformReduce(reserve_scratch(temp_bytes), temp_bytes, first, out, n,
+                                                         op, map, init));
+        check_launch("transform_reduce_into", file, line);
+    }
+
     // out[i] = in[0] + ... + in[i-1]; out may alias in (CUB scans in place when they are equal).
     template <class T>
     void exclusive_scan(View<const T> in, View<T> out) {

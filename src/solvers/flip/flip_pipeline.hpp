@@ -535,6 +535,7 @@ public:
         correction_q_.fill_zero();
         auto settings = solver_settings(ps);
         settings.tolerance = std::max(settings.tolerance, kCorrectionTolerance);
+        settings.measure_residual = false;
         const auto r = solver_.solve(exec_, g, type, rhs_.cview(), correction_q_.view(), settings);
         correction_iterations_ = r.iterations;
         // d = -grad q on the faces next to fluid; 0 on faces touching a solid and between two air

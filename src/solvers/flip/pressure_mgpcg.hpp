@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <vector>
 
 #include "core/buffer.hpp"
@@ -268,11 +269,17 @@ public:
             FS_LAMBDA(double u, double v) { return u + v; });
     }
 
+    // One CG iteration's scalars as its reductions leave them: r.r and r.z (one SumPair), d.q.
+    struct CgScalars {
+        double rr, rz, dq;
+    };
+    static_assert(sizeof(SumPair) == 2 * sizeof(double) && offsetof(CgScalars, rz) == sizeof(double),
+                  "r.r and r.z are written as one SumPair {a, b}");
+
     // Preconditioned conjugate gradient (Saad, "Iterative Methods for Sparse Linear Systems",
     // Algorithm 9.1) with M^-1 = one V-cycle (McAdams et al. 2010): solves A p = b on the fluid
     // cells of `type` from the guess in p, to ||b - A p||^2 <= tolerance^2 bb (bb = ||b||^2 > 0).
-    // Returns the number of iterations. Two host round trips per iteration: d.q, then (r.r, r.z)
-    // in one reduction. same_cells: `type` is what the last solve on this grid was given, so its
+    // Returns the number of iterations. One host round trip per iteration (below). same_cells: `type` is what the last solve on this grid was given, so its
     // hierarchy (each level's types and fluid-cell lists, a round trip a level) still holds, and
     // its vectors are still 0 off the fluid (every write since was to fluid cells).
     int solve(Exec& exec, const MacGrid& g, View<const unsigned char> type, View<const double> b, View<double> p,
@@ -309,34 +316,55 @@ public:
             const int c = cells[n].cell;
             d[c] = z[c];
         });
-        double rz = dot_fluid(exec, r, z);
+        // The CG scalars stay on the device: each iteration reads back one record {r.r, r.z, d.q}
+        // (one round trip instead of two; the GPU goes on meanwhile), and the kernels take alpha
+        // and beta from the records. Two records, alternating, so that an iteration's kernels
+        // read the previous r.z while its reduction writes the new one.
+        CgScalars* rec = scalars_.resized(2).data;
+        exec.transform_reduce_into(
+            count, SumPair{},
+            FS_LAMBDA(int n) {
+                const int c = cells[n].cell;
+                return SumPair{0.0, r[c] * z[c]};
+            },
+            SumPairOp{}, reinterpret_cast<SumPair*>(&rec[0].rr));  // rec[0].rz = r0.z0
         int it = 0;
         while (it < max_iterations) {
             ++it;
+            CgScalars* now = rec + (it & 1);
+            const CgScalars* before = rec + ((it + 1) & 1);
             apply_laplacian(exec, L0.fluid, d, q);
-            const double dq = dot_fluid(exec, d, q);
-            if (!(dq > 0.0)) break;  // A is only semi-definite: d lies in its null space
-            const double alpha = rz / dq;
-            // p += alpha d, r -= alpha q
+            exec.transform_reduce_into(
+                count, 0.0,
+                FS_LAMBDA(int n) {
+                    const int c = cells[n].cell;
+                    return d[c] * q[c];
+                },
+                FS_LAMBDA(double u, double v) { return u + v; }, &now->dq);
+            // p += alpha d, r -= alpha q, alpha = r.z / d.q (0 when d.q <= 0: A is only
+            // semi-definite, and d may lie in its null space; the loop then stops below)
             exec.parallel_for(count, FS_LAMBDA(int n) {
+                const double dq = now->dq;
+                const double alpha = dq > 0.0 ? before->rz / dq : 0.0;
                 const int c = cells[n].cell;
                 p[c] += alpha * d[c];
                 r[c] -= alpha * q[c];
             });
             exec.replay(vcycle_graph_, false, [&] { vcycle(exec, 0); });  // z = M^-1 r
-            const SumPair rr = exec.transform_reduce(
+            exec.transform_reduce_into(
                 count, SumPair{},
                 FS_LAMBDA(int n) {
                     const int c = cells[n].cell;
                     return SumPair{r[c] * r[c], r[c] * z[c]};
                 },
-                SumPairOp{});
-            if (rr.a <= target2) break;
-            const double beta = rr.b / rz;
-            rz = rr.b;
-            exec.parallel_for(count, FS_LAMBDA(int n) {
+                SumPairOp{}, reinterpret_cast<SumPair*>(&now->rr));
+            CgScalars host;
+            mem_copy(&host, MemorySpace::Host, now, kSpace, sizeof(CgScalars));
+            if (!(host.dq > 0.0)) break;
+            if (host.rr <= target2) break;
+            exec.parallel_for(count, FS_LAMBDA(int n) {  // d = z + beta d, beta = new r.z / old
                 const int c = cells[n].cell;
-                d[c] = z[c] + beta * d[c];
+                d[c] = z[c] + (now->rz / before->rz) * d[c];
             });
         }
         return it;
@@ -345,6 +373,7 @@ public:
 private:
     std::vector<Level> levels_;
     Buffer<double> r_{kSpace}, z_{kSpace}, d_{kSpace}, q_{kSpace};
+    Buffer<CgScalars> scalars_{kSpace};
     typename Exec::Graph vcycle_graph_;
 };
 
