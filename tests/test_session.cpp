@@ -2,6 +2,9 @@
 // runs a solver on its own thread while the window draws.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -363,6 +366,38 @@ TEST(SimulationHost, ExportsUsdWhileRunning) {
     host.stop_export();
     host.wait_idle();
     EXPECT_NE(host.status().message.find("exported 3 frames"), std::string::npos) << host.status().message;
+}
+
+TEST(SimulationHost, ExportsTheSurfaceMeshWithTheParticlesOfALiquid) {
+    // The window's export with "the surface mesh": a Mesh prim with a sample at every exported
+    // frame of the FLIP liquid; asked of a 2D solver, it is refused with a message and nothing
+    // is exported.
+    fs_test::TempDir dir("gui-usd-surface");
+    fs::HostConfig c;
+    c.scene = std::string(FS_SOURCE_DIR) + "/scenes/flip_dam_break.json";
+    c.start_running = false;
+    fs::SimulationHost host(c);
+    const std::string path = dir / "out.usda";
+    host.start_export(path, 2, true);
+    host.time_step(4);
+    host.stop_export();
+    host.wait_idle();
+    EXPECT_TRUE(host.status().error.empty()) << host.status().error;
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("def Mesh \"surface\""), std::string::npos);
+    const auto samples = text.find("int[] faceVertexCounts.timeSamples");
+    ASSERT_NE(samples, std::string::npos);
+    // Frames at steps 0, 2 and 4: time codes 0, 1, 2, as the particles'.
+    for (const char* frame : {"0:", "1:", "2:"})
+        EXPECT_NE(text.find(std::string("\n            ") + frame, samples), std::string::npos) << frame;
+    EXPECT_EQ(text.find("\n            3:", samples), std::string::npos);
+
+    fs::SimulationHost flat(tutorial(false));
+    flat.start_export(dir / "flat.usda", 1, true);
+    flat.wait_idle();
+    EXPECT_NE(flat.status().error.find("3D liquid"), std::string::npos) << flat.status().error;
+    EXPECT_FALSE(flat.status().exporting);
 }
 
 }  // namespace

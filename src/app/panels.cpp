@@ -341,12 +341,21 @@ void Panels::ui_simulation() {
     ImGui::InputText("##usd", view_.export_path, sizeof view_.export_path);
     ImGui::SameLine();
     if (!status_.exporting) {
-        if (ImGui::Button("Export USD")) host_.start_export(view_.export_path, view_.export_every);
+        if (ImGui::Button("Export USD"))
+            host_.start_export(view_.export_path, view_.export_every, view_.export_surface && status_.solver == "flip");
     } else if (ImGui::Button("Stop export")) {
         host_.stop_export();
     }
     ImGui::SetNextItemWidth(0.35f * W);
     if (ImGui::InputInt("every K steps", &view_.export_every)) view_.export_every = std::max(1, view_.export_every);
+    if (status_.solver == "flip") {  // only a 3D liquid has a surface
+        ImGui::BeginDisabled(status_.exporting);
+        ImGui::Checkbox("with the surface mesh", &view_.export_surface);
+        ImGui::EndDisabled();
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip("Each exported frame also carries the liquid's surface as a closed triangle mesh\n"
+                              "(/World/surface), which Blender imports as a moving water surface.");
+    }
     if (status_.exporting) ImGui::TextDisabled("exporting to %s", status_.export_path.c_str());
     ImGui::End();
 }

@@ -10,6 +10,7 @@
 
 #include "io/stats_writer.hpp"
 #include "io/usd_writer.hpp"
+#include "surface/particle_surface.hpp"
 #include "solvers/solvers.hpp"
 
 namespace fs {
@@ -42,7 +43,8 @@ SimulationHost::SimulationHost(const HostConfig& config) : initial_backend_(conf
         usd_ = std::make_unique<UsdPointsWriter>(config.export_path,
                                                  "fluid-sandbox " + scene_.path + " (" + scene_.solver + ")");
         usd_fields_ = exportable_fields(*solver_);
-        add_solver_frame(*usd_, *solver_, usd_fields_);
+        usd_surface_ = false;
+        export_frame();
         status_.exporting = true;
         status_.export_path = config.export_path;
     }
@@ -334,15 +336,26 @@ void SimulationHost::save_scene(const std::string& path) {
     });
 }
 
-void SimulationHost::start_export(const std::string& path, long long every) {
-    post([this, path, every] {
+void SimulationHost::export_frame() {
+    add_solver_frame(*usd_, *solver_, usd_fields_);
+    if (usd_surface_) usd_->add_surface(solver_surface(*solver_));
+}
+
+void SimulationHost::start_export(const std::string& path, long long every, bool surface) {
+    post([this, path, every, surface] {
         if (safety_.refuse_while_device_lost("Export")) return;
         try {
             if (usd_) usd_->close();
+            usd_.reset();
+            // Only a 3D liquid has a surface (solver_surface refuses a 2D solver).
+            if (surface && solver_->kind() != "flip")
+                throw std::invalid_argument("the surface mesh needs a 3D liquid (flip); the " +
+                                            std::string(solver_->kind()) + " solver's particles are not one");
             usd_ = std::make_unique<UsdPointsWriter>(path, "fluid-sandbox " + scene_.path);
             export_every_ = std::max(1LL, every);
             usd_fields_ = exportable_fields(*solver_);
-            add_solver_frame(*usd_, *solver_, usd_fields_);
+            usd_surface_ = surface;
+            export_frame();
             std::lock_guard lock(mutex_);
             status_.exporting = true;
             status_.export_path = path;
@@ -423,7 +436,13 @@ bool SimulationHost::guarded(const std::function<void()>& advance) {
 void SimulationHost::step_once() {
     if (!guarded([this] { solver_->step(); })) return;
     if (stats_writer_) stats_writer_->write(*solver_);
-    if (usd_ && solver_->step_count() % export_every_ == 0) add_solver_frame(*usd_, *solver_, usd_fields_);
+    if (usd_ && solver_->step_count() % export_every_ == 0) {
+        try {
+            export_frame();
+        } catch (const std::exception& e) {
+            fail(std::string("export: ") + e.what());
+        }
+    }
     std::lock_guard lock(mutex_);
     if (history_.steps.size() >= kHistoryLength) {
         history_.steps.erase(history_.steps.begin(), history_.steps.begin() + kHistoryLength / 4);

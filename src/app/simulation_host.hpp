@@ -135,7 +135,8 @@ public:
     // copy_device_frame (off: they come through host memory, as on the CPU backend).
     void set_device_frames(bool on);
     void save_scene(const std::string& path);
-    void start_export(const std::string& path, long long every);
+    // surface: each exported frame carries the liquid's surface mesh too (3D liquids: flip).
+    void start_export(const std::string& path, long long every, bool surface = false);
     void stop_export();
     // Runs `f` on the simulation thread with the solver (for solver-specific actions).
     void with_solver(std::function<void(Solver&)> f);
@@ -184,6 +185,8 @@ private:
     std::unique_ptr<UsdPointsWriter> usd_;
     long long export_every_ = 1;
     std::vector<std::string> usd_fields_;  // the solver's fields the export writes as primvars
+    bool usd_surface_ = false;             // the export carries the surface mesh too
+    void export_frame();                   // the current state into usd_ (and its surface)
     SafetyNet safety_{[this](const std::string& what) { fail(what); }};
     std::shared_ptr<const std::vector<ParamMeta>> meta_;
     // The scene's comparisons with known answers, sampled as frames are published; started

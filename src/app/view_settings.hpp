@@ -31,6 +31,7 @@ struct ViewSettings {
     char save_path[256] = "my_scene.json";
     char export_path[256] = "export.usda";
     int export_every = 1;
+    bool export_surface = false;  // the export carries the liquid's surface mesh (flip)
     bool record_gif = false;
     // How a recording is timed: true, with the clock (a frame shown for a tenth of a second fills
     // three video frames; a fast window's extra frames are dropped); false, one video frame per
