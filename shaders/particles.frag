@@ -20,6 +20,7 @@ uniform bool u_is_3d;
 uniform mat4 u_proj;
 uniform float u_pixel;
 uniform sampler2D u_colormap;  // N x 1, sRGB entries at t = i / (N - 1)
+uniform bool u_boundary_only;  // only the particles with no colour (NaN: walls), under a liquid's surface
 
 out vec4 frag_color;
 
@@ -87,6 +88,7 @@ void sphere() {
 }
 
 void main() {
+    if (u_boundary_only && v_t >= 0.0) discard;
     if (u_is_3d)
         sphere();
     else

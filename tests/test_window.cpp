@@ -310,6 +310,54 @@ TEST(Window, APausedSceneIsShownAgainUntilTheCameraChangesIt) {
     EXPECT_GT(std::stol(r.output.substr(at + 29)), 10) << r.output;
 }
 
+// Mean |difference| of horizontally adjacent pixels where both are the liquid's (saturated):
+// dots leave the background between them, a surface is smooth.
+double liquid_roughness(const std::filesystem::path& png) {
+    int w = 0, h = 0, c = 0;
+    unsigned char* px = stbi_load(png.string().c_str(), &w, &h, &c, 3);
+    if (!px) return -1.0;
+    auto sat = [&](int x, int y) {
+        const unsigned char* p = px + 3 * (y * w + x);
+        return std::max({p[0], p[1], p[2]}) - std::min({p[0], p[1], p[2]});
+    };
+    double sum = 0.0;
+    long pairs = 0;
+    for (int y = h / 8; y < 7 * h / 8; ++y)
+        for (int x = w / 3; x + 1 < 2 * w / 3; ++x) {
+            if (sat(x, y) < 40 && sat(x + 1, y) < 40) continue;  // background on both sides
+            const unsigned char* a = px + 3 * (y * w + x);
+            for (int k = 0; k < 3; ++k) sum += std::abs(int(a[k]) - int(a[k + 3]));
+            ++pairs;
+        }
+    stbi_image_free(px);
+    return pairs > 1000 ? sum / (3.0 * pairs) : -1.0;
+}
+
+TEST(Window, LDrawsALiquidAsASmoothSurface) {
+    // The liquid view (L): the 2D SPH and 3D FLIP dam breaks, paused at their start, drawn as
+    // particles and as a surface. The surface covers the liquid smoothly: neighbouring pixels
+    // differ far less than among the dots.
+    for (const char* scene : {"sph_dam_break", "flip_dam_break"}) {
+        TempDir dir("liquid");
+        double roughness[2] = {0.0, 0.0};
+        for (int view = 0; view < 2; ++view) {
+            const std::string png = dir / ("shot" + std::to_string(view) + ".png");
+            const auto r = run_window(std::string(scene) + " --size 1280x800 --keys 'P +4" + (view ? " L" : "") +
+                                      " +4' --frames 12 --screenshot " + png);
+            ASSERT_EQ(r.status, 0) << r.output;
+            roughness[view] = liquid_roughness(png);
+        }
+        std::printf("%s: neighbouring pixels differ by %.1f as particles, %.1f as a surface\n", scene, roughness[0],
+                    roughness[1]);
+        ASSERT_GT(roughness[0], 0.0) << scene << ": no liquid drawn as particles";
+        ASSERT_GT(roughness[1], 0.0) << scene << ": no liquid drawn as a surface";
+        EXPECT_LT(roughness[1], 0.6 * roughness[0]) << scene;
+    }
+    // A gas has no surface: L says so and draws particles.
+    const auto gas = run_window("euler_gas --size 640x400 --keys 'L' --frames 3");
+    EXPECT_EQ(gas.status, 0) << gas.output;
+}
+
 TEST(Window, WithoutADisplaySaysHowToRunAndExits2) {
     const auto r = fs_test::run_program_with_prefix(
         "env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER timeout 60", "--frames 2");

@@ -28,6 +28,7 @@ enum class Action {
     Help,          // F1
     Compare,       // C (the Compare view)
     Panels,        // Tab (hide / show every panel)
+    LiquidView,    // L (a liquid as particles, its surface, both)
 };
 
 struct KeyBinding {

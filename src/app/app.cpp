@@ -209,6 +209,13 @@ void App::apply(Action a) {
             view_.cells_mode = (view_.cells_mode + 1) % 3;
             host_.set_cell_overlay(view_.cells_mode != 0);
             break;
+        case Action::LiquidView:
+            if (!SceneView::is_liquid(status_.solver)) {
+                panels_.note("only a liquid (flip, sph, ot) has a surface to draw");
+                break;
+            }
+            view_.liquid_view = (view_.liquid_view + 1) % 3;
+            break;
         case Action::StepBack: host_.step_back(); break;
         case Action::Screenshot: take_screenshot(fresh_paths("screenshot", {".png"})[0]); break;
         case Action::Record: toggle_recording(); break;

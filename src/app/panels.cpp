@@ -335,6 +335,10 @@ void Panels::ui_simulation() {
     }
     ImGui::SetNextItemWidth(0.42f * W);
     ImGui::SliderFloat("particle size", &view_.size_scale, 0.1f, 5.0f, "x%.2f", ImGuiSliderFlags_Logarithmic);
+    if (SceneView::is_liquid(status_.solver)) {  // L cycles it too
+        ImGui::SetNextItemWidth(0.55f * W);
+        ImGui::Combo("draw (L)", &view_.liquid_view, "particles\0surface\0both\0");
+    }
 
     ImGui::Separator();
     ImGui::SetNextItemWidth(0.55f * W);

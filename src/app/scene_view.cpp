@@ -18,6 +18,7 @@ namespace fs {
 void SceneView::init(SDL_Window* window) {
     window_ = window;
     particles_.init();
+    surface_.init();
     lines_.init();
     meshes_.init();
     cells_.init();
@@ -27,6 +28,7 @@ void SceneView::release() {
     // GL objects go while their context is still current (CUDA lets go of its buffers first).
     interop_.detach();
     particles_.release();
+    surface_.release();
     lines_.release();
     meshes_.release();
     cells_.release();
@@ -146,9 +148,10 @@ std::optional<std::string> SceneView::update(SimulationHost& host, const SimStat
 }
 
 // Everything the scene's picture depends on, so that it is drawn again only when one changes.
-std::vector<float> SceneView::picture_key(int w, int h, const glm::mat4& view_proj,
-                                          const ViewSettings& settings) const {
+std::vector<float> SceneView::picture_key(int w, int h, const glm::mat4& view_proj, const ViewSettings& settings,
+                                          int liquid_view) const {
     std::vector<float> k = {static_cast<float>(w), static_cast<float>(h), static_cast<float>(dimension_),
+                            static_cast<float>(liquid_view),
                             static_cast<float>(settings.colormap), settings.auto_range ? 1.0f : 0.0f,
                             settings.range[0], settings.range[1], settings.show_vectors ? 1.0f : 0.0f,
                             settings.vector_scale, settings.show_domain ? 1.0f : 0.0f,
@@ -170,7 +173,8 @@ void SceneView::draw(int w, int h, const SimStatus& status, const ViewSettings& 
 
     // The picture of the last draw still holds: show it (a copy) instead of drawing the
     // particles again. Otherwise draw into the target, then show that.
-    std::vector<float> key = picture_key(w, h, view_proj, settings);
+    const int liquid_view = is_liquid(status.solver) ? settings.liquid_view : 0;
+    std::vector<float> key = picture_key(w, h, view_proj, settings, liquid_view);
     if (picture_.holds(w, h) && frame_.version == picture_version_ && key == picture_key_) {
         picture_.show();
         ++pictures_reused_;
@@ -183,14 +187,13 @@ void SceneView::draw(int w, int h, const SimStatus& status, const ViewSettings& 
     glViewport(0, 0, w, h);
     glClearColor(0.09f, 0.10f, 0.12f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-    draw_picture(w, h, view_proj, view, settings);
+    draw_picture(w, h, view_proj, view, settings, liquid_view);
     glDisable(GL_DEPTH_TEST);
     if (offscreen) picture_.show();
 }
 
 void SceneView::draw_picture(int w, int h, const glm::mat4& view_proj, const glm::mat4& view,
-                             const ViewSettings& settings) {
-    (void)w;
+                             const ViewSettings& settings, int liquid_view) {
     const bool is3d = dimension_ == 3;
 
     lines_.clear();
@@ -264,8 +267,16 @@ void SceneView::draw_picture(int w, int h, const glm::mat4& view_proj, const glm
     const float lo = settings.auto_range ? data_range_[0] : settings.range[0];
     const float hi = settings.auto_range ? data_range_[1] : settings.range[1];
     if (is3d) glEnable(GL_DEPTH_TEST);
-    particles_.draw(view_proj, view, is3d, static_cast<float>(frame_.radius * settings.size_scale * (polygons ? 0.35 : 1.0)),
-                    settings.colormap, lo, hi, h);
+    const float radius = static_cast<float>(frame_.radius * settings.size_scale * (polygons ? 0.35 : 1.0));
+    // A liquid's surface (liquid_view 1) over its walls' particles, or (2) over all its
+    // particles, half transparent. The particles' own radius sets its scale, not the size slider.
+    if (liquid_view != 0) {
+        particles_.draw(view_proj, view, is3d, radius, settings.colormap, lo, hi, h, liquid_view == 1);
+        surface_.draw(particles_, view_proj, view, is3d, static_cast<float>(frame_.radius), settings.colormap, lo, hi,
+                      !frame_.color_field.empty(), w, h, liquid_view == 2 ? 0.55f : 1.0f);
+    } else {
+        particles_.draw(view_proj, view, is3d, radius, settings.colormap, lo, hi, h);
+    }
     // The cells after the particles: a slice over them, translucent (it lay hidden under them
     // before), every cell's box against the particles' depth.
     if (settings.cells_mode == 1) glDisable(GL_DEPTH_TEST);

@@ -19,6 +19,7 @@
 #include "render/mesh_renderer.hpp"
 #include "render/offscreen_target.hpp"
 #include "render/particle_renderer.hpp"
+#include "render/surface_renderer.hpp"
 
 namespace fs {
 
@@ -51,6 +52,8 @@ public:
     const HandOver& hand_over() const { return hand_over_; }
 
     const FrameData& frame() const { return frame_; }
+    // Whether a solver's particles are a liquid, which the surface view can draw (flip, sph, ot).
+    static bool is_liquid(const std::string& solver) { return solver == "flip" || solver == "sph" || solver == "ot"; }
     int dimension() const { return dimension_; }
     // A world direction as the view shows it: its screen direction (x right, y up, unit length;
     // zero when it points along the view axis).
@@ -64,8 +67,10 @@ public:
 
 private:
     void add_cells(const ViewSettings& settings);
-    std::vector<float> picture_key(int w, int h, const glm::mat4& view_proj, const ViewSettings& settings) const;
-    void draw_picture(int w, int h, const glm::mat4& view_proj, const glm::mat4& view, const ViewSettings& settings);
+    std::vector<float> picture_key(int w, int h, const glm::mat4& view_proj, const ViewSettings& settings,
+                                   int liquid_view) const;
+    void draw_picture(int w, int h, const glm::mat4& view_proj, const glm::mat4& view, const ViewSettings& settings,
+                      int liquid_view);
 
     SDL_Window* window_ = nullptr;
     FrameData frame_;
@@ -78,6 +83,7 @@ private:
     render::Camera2D cam2_;
     render::Camera3D cam3_;
     render::ParticleRenderer particles_;
+    render::SurfaceRenderer surface_;  // a liquid's surface, from particles_' buffers
     // CUDA-OpenGL interop: on the CUDA backend the particles go from the simulation's device
     // memory into particles_' buffers on the GPU. Off for good once it failed (then frames come
     // through host memory and a notice says why).

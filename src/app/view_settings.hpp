@@ -19,6 +19,8 @@ struct ViewSettings {
     int cells_mode = 0;  // 0 off, 1 slice, 2 all
     float slice_z = 0.5f;
     float size_scale = 1.0f;
+    // A liquid (flip, sph, ot) drawn as 0 particles, 1 its surface, 2 both (L cycles).
+    int liquid_view = 0;
     int steps_per_push = 1;
     bool show_help = false;
     bool show_stats = true;

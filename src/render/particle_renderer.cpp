@@ -110,7 +110,7 @@ void ParticleRenderer::set_count(int n, bool has_scalar) {
 
 void ParticleRenderer::draw(const glm::mat4& view_proj, const glm::mat4& view, bool is_3d,
                             float radius_world, Colormap map, float range_min, float range_max,
-                            int viewport_h) {
+                            int viewport_h, bool boundary_only) {
     if (count_ <= 0 || !shader_) return;
 
     glDisable(GL_CULL_FACE);
@@ -128,25 +128,35 @@ void ParticleRenderer::draw(const glm::mat4& view_proj, const glm::mat4& view, b
     }
 
     shader_.use();
-    shader_.set("u_is_3d", is_3d);
-    shader_.set("u_view_proj", view_proj);
-    shader_.set("u_view", view);
+    shader_.set("u_colormap", 0);
+    shader_.set("u_boundary_only", boundary_only);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, colormap_texture(map));
+    draw_instances(shader_, view_proj, view, is_3d, radius_world, range_min, range_max,
+                   viewport_h);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glUseProgram(0);
+}
+
+void ParticleRenderer::draw_instances(Shader& program, const glm::mat4& view_proj, const glm::mat4& view,
+                                      bool is_3d, float radius_world, float range_min, float range_max,
+                                      int viewport_h) const {
+    if (count_ <= 0) return;
+    program.set("u_is_3d", is_3d);
+    program.set("u_view_proj", view_proj);
+    program.set("u_view", view);
     // The projection alone, for the impostors' bounds and depth: view is rigid, so its inverse
     // is cheap and exact enough in float.
-    shader_.set("u_proj", is_3d ? view_proj * glm::inverse(view) : glm::mat4(1.0f));
-    shader_.set("u_radius", radius_world);
+    program.set("u_proj", is_3d ? view_proj * glm::inverse(view) : glm::mat4(1.0f));
+    program.set("u_radius", radius_world);
     // Orthographic 2D: clip y = P[1][1] y + ..., and clip space is 2 units across viewport_h
     // pixels, so one pixel spans 2 / (P[1][1] viewport_h) world units.
     const float p11 = std::abs(view_proj[1][1]);
     const float pixel =
         p11 > 0.0f ? 2.0f / (p11 * static_cast<float>(std::max(viewport_h, 1))) : 1.0f;
-    shader_.set("u_pixel", pixel);
-    shader_.set("u_range_min", range_min);
-    shader_.set("u_range_max", range_max);
-    shader_.set("u_colormap", 0);
-
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, colormap_textures_[static_cast<std::size_t>(map) % k_colormaps]);
+    program.set("u_pixel", pixel);
+    program.set("u_range_min", range_min);
+    program.set("u_range_max", range_max);
 
     glBindVertexArray(vao_);
     if (has_scalar_) {
@@ -158,8 +168,6 @@ void ParticleRenderer::draw(const glm::mat4& view_proj, const glm::mat4& view, b
     }
     glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, count_);
     glBindVertexArray(0);
-    glBindTexture(GL_TEXTURE_2D, 0);
-    glUseProgram(0);
 }
 
 }  // namespace fs::render

@@ -48,8 +48,18 @@ class ParticleRenderer {
     // have radius_world. The scalar range [range_min, range_max] spans the colour map; values
     // outside take the end colours, NaN is grey. Sets the GL state it needs (see the README of
     // shaders/).
+    // boundary_only: only the particles whose scalar is NaN (walls), as under a liquid's surface.
     void draw(const glm::mat4& view_proj, const glm::mat4& view, bool is_3d, float radius_world,
-              Colormap map, float range_min, float range_max, int viewport_h);
+              Colormap map, float range_min, float range_max, int viewport_h, bool boundary_only = false);
+
+    // For other programs that draw the same quads with particles.vert (the liquid's surface
+    // passes, surface_renderer.hpp): sets particles.vert's uniforms on `program`, which must be
+    // in use, and draws every particle's quad. The caller sets the GL state.
+    void draw_instances(Shader& program, const glm::mat4& view_proj, const glm::mat4& view, bool is_3d,
+                        float radius_world, float range_min, float range_max, int viewport_h) const;
+    unsigned colormap_texture(Colormap map) const {
+        return colormap_textures_[static_cast<std::size_t>(map) % k_colormaps];
+    }
 
     unsigned position_buffer() const { return position_vbo_; }  // GL buffer name, 3 floats each
     unsigned scalar_buffer() const { return scalar_vbo_; }      // GL buffer name, 1 float each
