@@ -24,7 +24,7 @@ layout(location = 0) out vec2 o_value;  // 3D pass 0: (distance, t); pass 1: (th
 
 void main() {
     if (v_t < 0.0) discard;
-    if (!u_is_3d) {
+    if (!u_is_3d) {  // (u_pass 1, into the half-resolution target)
         float s2 = dot(v_offset, v_offset) / (v_radius * v_radius);
         if (s2 >= 1.0) discard;
         float k = 1.0 - s2;

@@ -271,9 +271,13 @@ void SceneView::draw_picture(int w, int h, const glm::mat4& view_proj, const glm
     // A liquid's surface (liquid_view 1) over its walls' particles, or (2) over all its
     // particles, half transparent. The particles' own radius sets its scale, not the size slider.
     if (liquid_view != 0) {
-        particles_.draw(view_proj, view, is3d, radius, settings.colormap, lo, hi, h, liquid_view == 1);
+        // (3D liquids have no wall particles: FLIP's walls are its grid's)
+        if (liquid_view == 2 || !is3d)
+            particles_.draw(view_proj, view, is3d, radius, settings.colormap, lo, hi, h, liquid_view == 1);
         surface_.draw(particles_, view_proj, view, is3d, static_cast<float>(frame_.radius), settings.colormap, lo, hi,
-                      !frame_.color_field.empty(), w, h, liquid_view == 2 ? 0.55f : 1.0f);
+                      !frame_.color_field.empty(), w, h,
+                      glm::vec3(frame_.lo[0], frame_.lo[1], frame_.lo[2]),
+                      glm::vec3(frame_.hi[0], frame_.hi[1], frame_.hi[2]), liquid_view == 2 ? 0.55f : 1.0f);
     } else {
         particles_.draw(view_proj, view, is3d, radius, settings.colormap, lo, hi, h);
     }

@@ -15,9 +15,11 @@ constexpr float k_support_2d = 4.0f;
 // 3D: the spheres are drawn this much larger than the particles, so that neighbours' spheres
 // overlap and the depth has no holes between them; the bilateral filter's radius and the depth
 // range that counts as one surface, in particle radii.
-constexpr float k_sphere_3d = 1.7f;
+constexpr float k_sphere_3d = 1.5f;
 constexpr float k_filter_3d = 5.0f;
 constexpr float k_range_3d = 4.0f;
+
+int half_size(int n) { return std::max(1, (n + 1) / 2); }
 
 void make_texture(unsigned& tex, GLint internal, GLenum format, GLenum type, int w, int h, GLint filter) {
     glGenTextures(1, &tex);
@@ -64,8 +66,13 @@ void SurfaceRenderer::release_targets() {
 
 void SurfaceRenderer::make_targets(int w, int h) {
     release_targets();
+    // The 3D depth at full resolution, read texel by texel; the smooth fields (the 3D thickness
+    // and the 2D density) at half, read filtered: a quarter of the fragments for the splats
+    // that cost most on a software renderer.
     for (Target* t : {&surface_, &thickness_, &ping_}) {
-        make_texture(t->colour, GL_RG32F, GL_RG, GL_FLOAT, w, h, GL_NEAREST);
+        const bool half = t == &thickness_;
+        make_texture(t->colour, GL_RG32F, GL_RG, GL_FLOAT, half ? half_size(w) : w, half ? half_size(h) : h,
+                     half ? GL_LINEAR : GL_NEAREST);
         glGenFramebuffers(1, &t->fbo);
         glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
         glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, t->colour, 0);
@@ -96,7 +103,7 @@ float SurfaceRenderer::density_at_rest_2d() {
 
 void SurfaceRenderer::draw(const ParticleRenderer& particles, const glm::mat4& view_proj, const glm::mat4& view,
                            bool is_3d, float radius_world, Colormap map, float range_min, float range_max,
-                           bool tinted, int w, int h, float opacity) {
+                           bool tinted, int w, int h, const glm::vec3& lo, const glm::vec3& hi, float opacity) {
     if (particles.count() <= 0 || !splat_ || w <= 0 || h <= 0) return;
     GLint target = 0, viewport[4] = {0, 0, 0, 0};
     glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &target);
@@ -109,6 +116,36 @@ void SurfaceRenderer::draw(const ParticleRenderer& particles, const glm::mat4& v
     glCopyTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 0, 0, w, h);
     glBindTexture(GL_TEXTURE_2D, 0);
 
+    // The box's screen rectangle, grown by the splats' reach: every pass is scissored to it (on
+    // a software renderer the full-screen passes cost in proportion to their pixels). A corner
+    // behind the eye: the whole viewport.
+    const float reach = (is_3d ? k_sphere_3d : k_support_2d) * radius_world;
+    glm::vec2 a(1e30f), b(-1e30f);
+    bool whole = false;
+    for (int c = 0; c < 8; ++c) {
+        const glm::vec3 p((c & 1) ? hi.x + reach : lo.x - reach, (c & 2) ? hi.y + reach : lo.y - reach,
+                          (c & 4) ? hi.z + reach : lo.z - reach);
+        const glm::vec4 clip = view_proj * glm::vec4(p, 1.0f);
+        if (clip.w <= 1e-6f) {
+            whole = true;
+            break;
+        }
+        const glm::vec2 ndc = glm::vec2(clip) / clip.w;
+        a = glm::min(a, ndc);
+        b = glm::max(b, ndc);
+    }
+    auto pixels = [&](float ndc, int n) {
+        return std::clamp(static_cast<int>(std::floor(0.5f * (ndc + 1.0f) * static_cast<float>(n))), 0, n);
+    };
+    const int x0 = whole ? 0 : pixels(a.x, w) - 2, y0 = whole ? 0 : pixels(a.y, h) - 2;
+    const int x1 = whole ? w : pixels(b.x, w) + 2, y1 = whole ? h : pixels(b.y, h) + 2;
+    auto scissor = [&](int scale) {  // 1: full resolution, 2: half
+        const int sx0 = std::max(0, x0 / scale), sy0 = std::max(0, y0 / scale);
+        glScissor(sx0, sy0, std::max(0, x1 / scale + 1 - sx0), std::max(0, y1 / scale + 1 - sy0));
+    };
+    glEnable(GL_SCISSOR_TEST);
+    scissor(1);
+
     glViewport(0, 0, w, h);
     glDisable(GL_CULL_FACE);
     glClearColor(0.0f, 0.0f, 0.0f, 0.0f);
@@ -117,30 +154,30 @@ void SurfaceRenderer::draw(const ParticleRenderer& particles, const glm::mat4& v
     // Splats: 3D depth (nearest sphere wins) and thickness (summed); 2D density (summed).
     splat_.use();
     splat_.set("u_is_3d", is_3d);
-    glBindFramebuffer(GL_FRAMEBUFFER, surface_.fbo);
-    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    const int hw = half_size(w), hh = half_size(h);
     if (is_3d) {
+        glBindFramebuffer(GL_FRAMEBUFFER, surface_.fbo);
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
         glEnable(GL_DEPTH_TEST);
         glDepthFunc(GL_LESS);
         glDepthMask(GL_TRUE);
         glDisable(GL_BLEND);
         splat_.set("u_pass", 0);
         particles.draw_instances(splat_, view_proj, view, true, k_sphere_3d * radius_world, range_min, range_max, h);
-        glBindFramebuffer(GL_FRAMEBUFFER, thickness_.fbo);
-        glClear(GL_COLOR_BUFFER_BIT);
-        glDisable(GL_DEPTH_TEST);
-        glEnable(GL_BLEND);
-        glBlendFunc(GL_ONE, GL_ONE);
-        splat_.set("u_pass", 1);
-        particles.draw_instances(splat_, view_proj, view, true, radius_world, range_min, range_max, h);
-    } else {
-        glDisable(GL_DEPTH_TEST);
-        glEnable(GL_BLEND);
-        glBlendFunc(GL_ONE, GL_ONE);
-        splat_.set("u_pass", 0);
-        particles.draw_instances(splat_, view_proj, view, false, k_support_2d * radius_world, range_min, range_max,
-                                 h);
     }
+    // Summed splats at half resolution: the 3D thickness, or the 2D density.
+    glViewport(0, 0, hw, hh);
+    scissor(2);
+    glBindFramebuffer(GL_FRAMEBUFFER, thickness_.fbo);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glDisable(GL_DEPTH_TEST);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_ONE, GL_ONE);
+    splat_.set("u_pass", 1);
+    particles.draw_instances(splat_, view_proj, view, is_3d, (is_3d ? 1.0f : k_support_2d) * radius_world, range_min,
+                             range_max, hh);
+    glViewport(0, 0, w, h);
+    scissor(1);
     glDisable(GL_BLEND);
     glDisable(GL_DEPTH_TEST);
     glBindVertexArray(empty_vao_);
@@ -172,10 +209,13 @@ void SurfaceRenderer::draw(const ParticleRenderer& particles, const glm::mat4& v
     shade_.set("u_colormap", 3);
     shade_.set("u_tinted", tinted);
     shade_.set("u_proj", proj);
-    shade_.set("u_texel", glm::vec2(1.0f / static_cast<float>(w), 1.0f / static_cast<float>(h)));
+    shade_.set("u_texel", is_3d ? glm::vec2(1.0f / static_cast<float>(w), 1.0f / static_cast<float>(h))
+                                : glm::vec2(1.0f / static_cast<float>(hw), 1.0f / static_cast<float>(hh)));
     shade_.set("u_density_at_rest", density_at_rest_2d());
     shade_.set("u_opacity", opacity);
-    const unsigned textures[4] = {surface_.colour, thickness_.colour, background_, particles.colormap_texture(map)};
+    // 2D: the density is the half-resolution target.
+    const unsigned textures[4] = {is_3d ? surface_.colour : thickness_.colour, thickness_.colour, background_,
+                                  particles.colormap_texture(map)};
     for (int k = 0; k < 4; ++k) {
         glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(k));
         glBindTexture(GL_TEXTURE_2D, textures[k]);
@@ -197,6 +237,7 @@ void SurfaceRenderer::draw(const ParticleRenderer& particles, const glm::mat4& v
     glBindVertexArray(0);
     glUseProgram(0);
     glDisable(GL_BLEND);
+    glDisable(GL_SCISSOR_TEST);
     glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
 }
 

@@ -32,9 +32,11 @@ public:
     // the scene behind it is read from there first. radius_world: the particles' radius; map,
     // range: the colour field's, or tinted false for water's blue; opacity < 1 lets particles
     // drawn before show through. Restores the framebuffer binding and the viewport.
+    // The screen-space passes stay inside the screen image of the box [lo, hi] (the domain: the
+    // liquid is in it), grown by the splats' reach.
     void draw(const ParticleRenderer& particles, const glm::mat4& view_proj, const glm::mat4& view, bool is_3d,
               float radius_world, Colormap map, float range_min, float range_max, bool tinted, int w, int h,
-              float opacity = 1.0f);
+              const glm::vec3& lo, const glm::vec3& hi, float opacity = 1.0f);
 
     // The 2D kernel's sum at a particle of a square lattice of spacing 2 radius (a liquid at
     // rest), over its support of 2 spacings, in units where the kernel is 1 at its centre.
