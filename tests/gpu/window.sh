@@ -9,7 +9,8 @@
 # steps on its own thread and every frame draws its latest state. Writes each run's summary
 # (frames per second, the frame times' median, 99th percentile and slowest, how the frames reached
 # OpenGL and the longest hand-over) and a screenshot into OUT_DIR, and window.md beside them.
-# Environment: FS_WINDOW_MAX_FPS (default 120).
+# Environment: FS_WINDOW_MAX_FPS (default 120), FS_WINDOW_RUNS (the runs to make, by name; default
+# all: flip-64 flip-128 flip-128-30fps flip-64-surface).
 # Without a GPU it rehearses the same on the CPU backend, drawing with this machine's EGL.
 set -uo pipefail
 bundle=$(cd "${1:?usage: window.sh BUNDLE_DIR OUT_DIR [SECONDS]}" && pwd)
@@ -54,19 +55,20 @@ report="$out/window.md"
 } >"$report"
 
 status=0
-run() {  # NAME GRID [MAX_FPS]
-    local name=$1 n=$2 cap=${3:-$max_fps}
+run() {  # NAME GRID [MAX_FPS] [KEYS]
+    local name=$1 n=$2 cap=${3:-$max_fps} keys=${4:-}
+    case " ${FS_WINDOW_RUNS:-$name} " in *" $name "*) ;; *) return ;; esac
     local log="$out/window-$name.log"
     echo "== $name"
     timeout $((seconds + 90)) "$bundle/fluid-sandbox" flip_dam_break --backend "$backend" --size 1280x800 \
-        --seconds "$seconds" --max-fps "$cap" \
+        --seconds "$seconds" --max-fps "$cap" ${keys:+--keys "$keys"} \
         --set domain_size=1,1,1 --set resolution="$n" --set fluid_box=0,0,0,0.4,0.6,1 \
         --set pressure_solver=mgpcg --set mgpcg_tolerance=1e-5 \
         --screenshot "$out/window-$name.png" >"$log" 2>&1
     local rc=$?
     cat "$log"
     {
-        echo "## FLIP dam break, $n^3, $backend, at most $cap frames/s (exit $rc)"
+        echo "## FLIP dam break, $n^3, $backend, at most $cap frames/s${keys:+, keys \"$keys\"} (exit $rc)"
         echo
         grep -E "^(window|frames|drawn by|GPU time)" "$log" | sed 's/^/    /'
         grep -E "^fluid-sandbox:" "$log" | sed 's/^/    /'
@@ -79,5 +81,7 @@ run flip-128 128
 # The same at a quarter of the frames: how much of a large simulation's slowdown in the window is
 # the window's drawing taking the GPU in turns with CUDA.
 run flip-128-30fps 128 30
+# The liquid drawn as a surface (L; issue 15): screen-space fluid rendering on the GPU.
+run flip-64-surface 64 "$max_fps" "+3 L"
 echo "window.sh: wrote $report"
 exit $status
