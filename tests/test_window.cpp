@@ -358,6 +358,23 @@ TEST(Window, LDrawsALiquidAsASmoothSurface) {
     EXPECT_EQ(gas.status, 0) << gas.output;
 }
 
+TEST(Window, WithoutTheSurfaceProgramsTheLiquidStaysParticles) {
+    // A driver that cannot build the surface's programs (here: their files are missing) leaves
+    // the window running, drawing particles, and L says why instead of failing.
+    TempDir dir("no-surface");
+    const std::filesystem::path shaders = dir.path / "shaders";
+    std::filesystem::create_directories(shaders);
+    for (const auto& e : std::filesystem::directory_iterator(std::string(FS_SOURCE_DIR) + "/shaders"))
+        if (e.path().filename().string().rfind("surface_", 0) != 0) std::filesystem::copy(e.path(), shaders);
+    const std::string png = dir / "shot.png";
+    const auto r = fs_test::run_program_with_prefix(
+        "FLUID_SANDBOX_SHADERS=" + shaders.string() + " " + kXvfb,
+        "sph_dam_break --size 1280x800 --keys 'P +4 L +4' --frames 12 --screenshot " + png);
+    ASSERT_EQ(r.status, 0) << r.output;
+    const double rough = liquid_roughness(png);
+    EXPECT_GT(rough, 5.0) << "the liquid should still be drawn as particles";
+}
+
 TEST(Window, WithoutADisplaySaysHowToRunAndExits2) {
     const auto r = fs_test::run_program_with_prefix(
         "env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER timeout 60", "--frames 2");

@@ -214,6 +214,10 @@ void App::apply(Action a) {
                 panels_.note("only a liquid (flip, sph, ot) has a surface to draw");
                 break;
             }
+            if (!scene_.surface_error().empty()) {
+                panels_.note("the surface view is unavailable: " + scene_.surface_error());
+                break;
+            }
             view_.liquid_view = (view_.liquid_view + 1) % 3;
             break;
         case Action::StepBack: host_.step_back(); break;

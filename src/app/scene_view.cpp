@@ -18,7 +18,13 @@ namespace fs {
 void SceneView::init(SDL_Window* window) {
     window_ = window;
     particles_.init();
-    surface_.init();
+    // The surface view is an extra: a driver that cannot build its programs (float render
+    // targets, say) leaves the window drawing particles, and L says why.
+    try {
+        surface_.init();
+    } catch (const std::exception& e) {
+        surface_error_ = e.what();
+    }
     lines_.init();
     meshes_.init();
     cells_.init();
@@ -173,7 +179,7 @@ void SceneView::draw(int w, int h, const SimStatus& status, const ViewSettings& 
 
     // The picture of the last draw still holds: show it (a copy) instead of drawing the
     // particles again. Otherwise draw into the target, then show that.
-    const int liquid_view = is_liquid(status.solver) ? settings.liquid_view : 0;
+    const int liquid_view = is_liquid(status.solver) && surface_error_.empty() ? settings.liquid_view : 0;
     std::vector<float> key = picture_key(w, h, view_proj, settings, liquid_view);
     if (picture_.holds(w, h) && frame_.version == picture_version_ && key == picture_key_) {
         picture_.show();

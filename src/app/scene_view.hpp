@@ -54,6 +54,8 @@ public:
     const FrameData& frame() const { return frame_; }
     // Whether a solver's particles are a liquid, which the surface view can draw (flip, sph, ot).
     static bool is_liquid(const std::string& solver) { return solver == "flip" || solver == "sph" || solver == "ot"; }
+    // Why the surface view is unavailable (its programs did not build), or empty.
+    const std::string& surface_error() const { return surface_error_; }
     int dimension() const { return dimension_; }
     // A world direction as the view shows it: its screen direction (x right, y up, unit length;
     // zero when it points along the view axis).
@@ -84,6 +86,7 @@ private:
     render::Camera3D cam3_;
     render::ParticleRenderer particles_;
     render::SurfaceRenderer surface_;  // a liquid's surface, from particles_' buffers
+    std::string surface_error_;        // set when surface_ could not be built
     // CUDA-OpenGL interop: on the CUDA backend the particles go from the simulation's device
     // memory into particles_' buffers on the GPU. Off for good once it failed (then frames come
     // through host memory and a notice says why).
