@@ -33,6 +33,20 @@ fs_test::Result run_window_in(const TempDir& dir, const std::string& args) {
     return fs_test::run_program_with_prefix("cd " + dir.path.string() + " && " + kXvfb, args);
 }
 
+// How far a pixel is from grey (max - min of its channels): particles and liquids are coloured,
+// the background and the panels' frames are not.
+int saturation(const unsigned char* rgb) {
+    return std::max({rgb[0], rgb[1], rgb[2]}) - std::min({rgb[0], rgb[1], rgb[2]});
+}
+
+// The files a run left in `dir`, sorted by name.
+std::vector<std::filesystem::path> files_in(const TempDir& dir) {
+    std::vector<std::filesystem::path> out;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path)) out.push_back(e.path());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 TEST(Window, OpensTheDefaultSceneAndDrawsParticles) {
     TempDir dir("window");
     const std::string png = dir / "shot.png";
@@ -49,7 +63,7 @@ TEST(Window, OpensTheDefaultSceneAndDrawsParticles) {
         for (int x = 0; x < w; ++x) {
             const unsigned char* p = px + 3 * (y * w + x);
             colours.insert(p[0] << 16 | p[1] << 8 | p[2]);
-            const int sat = std::max({p[0], p[1], p[2]}) - std::min({p[0], p[1], p[2]});
+            const int sat = saturation(p);
             if (x > 420 && x < 860 && y > 100 && y < 700 && sat > 50) ++coloured;
         }
     stbi_image_free(px);
@@ -232,9 +246,7 @@ TEST(Window, VideoRecordsAnMp4AndAGifBesideTheWorkingDirectory) {
     TempDir dir("video");
     const auto r = run_window_in(dir, "--size 640x400 --frames 15 --video");
     ASSERT_EQ(r.status, 0) << r.output;
-    std::vector<std::filesystem::path> videos;
-    for (const auto& e : std::filesystem::directory_iterator(dir.path)) videos.push_back(e.path());
-    std::sort(videos.begin(), videos.end());
+    const auto videos = files_in(dir);
     ASSERT_EQ(videos.size(), 2u) << r.output;
     EXPECT_EQ(videos[0].extension(), ".gif");
     EXPECT_EQ(videos[1].extension(), ".mp4");
@@ -255,8 +267,7 @@ TEST(Window, F12NeverOverwritesAScreenshot) {
     TempDir dir("f12");
     const auto r = run_window_in(dir, "--size 640x400 --keys 'F12 F12 F12' --frames 8");
     ASSERT_EQ(r.status, 0) << r.output;
-    std::vector<std::filesystem::path> shots;
-    for (const auto& e : std::filesystem::directory_iterator(dir.path)) shots.push_back(e.path());
+    const auto shots = files_in(dir);
     ASSERT_EQ(shots.size(), 3u) << "three presses, three files";
     for (const auto& p : shots) {
         EXPECT_EQ(p.filename().string().rfind("screenshot-", 0), 0u) << p;
@@ -281,7 +292,7 @@ std::vector<unsigned char> scene_area(const std::filesystem::path& png) {
 long saturated(const std::vector<unsigned char>& rgb) {
     long n = 0;
     for (std::size_t k = 0; k + 2 < rgb.size(); k += 3)
-        n += std::max({rgb[k], rgb[k + 1], rgb[k + 2]}) - std::min({rgb[k], rgb[k + 1], rgb[k + 2]}) > 50;
+        n += saturation(&rgb[k]) > 50;
     return n;
 }
 
@@ -293,10 +304,8 @@ TEST(Window, APausedSceneIsShownAgainUntilTheCameraChangesIt) {
     TempDir dir("paused");
     const auto r = run_window_in(dir, "flip_dam_break --size 1280x800 --keys 'P +15 F12 Tab F +15 F12' --frames 40");
     ASSERT_EQ(r.status, 0) << r.output;
-    std::vector<std::filesystem::path> shots;
-    for (const auto& e : std::filesystem::directory_iterator(dir.path)) shots.push_back(e.path());
+    const auto shots = files_in(dir);
     ASSERT_EQ(shots.size(), 2u);
-    std::sort(shots.begin(), shots.end());  // screenshot-DATE-N: in the order taken
     const auto before = scene_area(shots[0]), after = scene_area(shots[1]);
     EXPECT_GT(saturated(before), 2000) << "the paused scene was not shown";
     EXPECT_GT(saturated(after), 2000);
@@ -316,10 +325,7 @@ double liquid_roughness(const std::filesystem::path& png) {
     int w = 0, h = 0, c = 0;
     unsigned char* px = stbi_load(png.string().c_str(), &w, &h, &c, 3);
     if (!px) return -1.0;
-    auto sat = [&](int x, int y) {
-        const unsigned char* p = px + 3 * (y * w + x);
-        return std::max({p[0], p[1], p[2]}) - std::min({p[0], p[1], p[2]});
-    };
+    auto sat = [&](int x, int y) { return saturation(px + 3 * (y * w + x)); };
     double sum = 0.0;
     long pairs = 0;
     for (int y = h / 8; y < 7 * h / 8; ++y)

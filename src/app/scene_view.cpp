@@ -7,6 +7,7 @@
 #include <glad/gl.h>
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <cmath>
 #include <vector>
@@ -154,17 +155,20 @@ std::optional<std::string> SceneView::update(SimulationHost& host, const SimStat
 }
 
 // Everything the scene's picture depends on, so that it is drawn again only when one changes.
-std::vector<float> SceneView::picture_key(int w, int h, const glm::mat4& view_proj, const ViewSettings& settings,
-                                          int liquid_view) const {
-    std::vector<float> k = {static_cast<float>(w), static_cast<float>(h), static_cast<float>(dimension_),
-                            static_cast<float>(liquid_view),
-                            static_cast<float>(settings.colormap), settings.auto_range ? 1.0f : 0.0f,
-                            settings.range[0], settings.range[1], settings.show_vectors ? 1.0f : 0.0f,
-                            settings.vector_scale, settings.show_domain ? 1.0f : 0.0f,
-                            settings.show_polygons ? 1.0f : 0.0f, static_cast<float>(settings.cells_mode),
-                            settings.slice_z, settings.size_scale, data_range_[0], data_range_[1]};
+SceneView::PictureKey SceneView::picture_key(int w, int h, const glm::mat4& view_proj, const ViewSettings& settings,
+                                             int liquid_view) const {
+    PictureKey k{};
+    std::size_t n = 0;
+    for (float v : {static_cast<float>(w), static_cast<float>(h), static_cast<float>(dimension_),
+                    static_cast<float>(liquid_view), static_cast<float>(settings.colormap),
+                    settings.auto_range ? 1.0f : 0.0f, settings.range[0], settings.range[1],
+                    settings.show_vectors ? 1.0f : 0.0f, settings.vector_scale, settings.show_domain ? 1.0f : 0.0f,
+                    settings.show_polygons ? 1.0f : 0.0f, static_cast<float>(settings.cells_mode), settings.slice_z,
+                    settings.size_scale, data_range_[0], data_range_[1]})
+        k.at(n++) = v;
     for (int c = 0; c < 4; ++c)
-        for (int r = 0; r < 4; ++r) k.push_back(view_proj[c][r]);
+        for (int r = 0; r < 4; ++r) k.at(n++) = view_proj[c][r];
+    assert(n == k.size() && "PictureKey's size counts every setting");
     return k;
 }
 
@@ -180,14 +184,14 @@ void SceneView::draw(int w, int h, const SimStatus& status, const ViewSettings& 
     // The picture of the last draw still holds: show it (a copy) instead of drawing the
     // particles again. Otherwise draw into the target, then show that.
     const int liquid_view = is_liquid(status.solver) && surface_error_.empty() ? settings.liquid_view : 0;
-    std::vector<float> key = picture_key(w, h, view_proj, settings, liquid_view);
+    const PictureKey key = picture_key(w, h, view_proj, settings, liquid_view);
     if (picture_.holds(w, h) && frame_.version == picture_version_ && key == picture_key_) {
         picture_.show();
         ++pictures_reused_;
         return;
     }
     const bool offscreen = picture_.begin(w, h);
-    picture_key_ = std::move(key);
+    picture_key_ = key;
     picture_version_ = offscreen ? frame_.version : ~std::uint64_t{0};
     ++pictures_drawn_;
     glViewport(0, 0, w, h);

@@ -4,6 +4,7 @@
 
 #include <SDL.h>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -69,8 +70,12 @@ public:
 
 private:
     void add_cells(const ViewSettings& settings);
-    std::vector<float> picture_key(int w, int h, const glm::mat4& view_proj, const ViewSettings& settings,
-                                   int liquid_view) const;
+    // Everything the picture depends on but the frame: 17 settings, then the camera's 16 entries
+    // (picture_key asserts that it filled them all).
+    static constexpr int kPictureSettings = 17;
+    using PictureKey = std::array<float, kPictureSettings + 16>;
+    PictureKey picture_key(int w, int h, const glm::mat4& view_proj, const ViewSettings& settings,
+                           int liquid_view) const;
     void draw_picture(int w, int h, const glm::mat4& view_proj, const glm::mat4& view, const ViewSettings& settings,
                       int liquid_view);
 
@@ -101,7 +106,7 @@ private:
     // frame's version and picture_key()), and how often it was drawn and reused.
     render::OffscreenTarget picture_;
     std::uint64_t picture_version_ = ~std::uint64_t{0};
-    std::vector<float> picture_key_;
+    PictureKey picture_key_{};
     long long pictures_drawn_ = 0, pictures_reused_ = 0;
 };
 

@@ -347,10 +347,8 @@ void SimulationHost::start_export(const std::string& path, long long every, bool
         try {
             if (usd_) usd_->close();
             usd_.reset();
-            // Only a 3D liquid has a surface (solver_surface refuses a 2D solver).
-            if (surface && solver_->kind() != "flip")
-                throw std::invalid_argument("the surface mesh needs a 3D liquid (flip); the " +
-                                            std::string(solver_->kind()) + " solver's particles are not one");
+            if (surface)
+                if (const auto why = no_surface_mesh(*solver_)) throw std::invalid_argument(*why);
             usd_ = std::make_unique<UsdPointsWriter>(path, "fluid-sandbox " + scene_.path);
             export_every_ = std::max(1LL, every);
             usd_fields_ = exportable_fields(*solver_);

@@ -149,12 +149,7 @@ public:
                   : o.surface                   ? "--surface"
                                                 : "--export-mesh";
         if (!on()) return;
-        // FLIP's particles fill the liquid; SPH, Euler and optimal transport are 2D, and the vortex
-        // solver's particles are vortons and tracers in a fluid that fills the whole space.
-        if (solver.kind() != "flip")
-            throw SceneError(option_ + ": the surface mesh needs a 3D liquid (flip); the " +
-                             std::string(solver.kind()) + " solver's particles are " +
-                             (solver.dimension() == 2 ? "2D" : "not a liquid"));
+        if (const auto why = no_surface_mesh(solver)) throw SceneError(option_ + ": " + *why);
         try {
             pending_ = make(solver);
         } catch (const std::invalid_argument& e) {

@@ -46,15 +46,21 @@ SurfaceMesh particle_surface(Backend backend, const FieldView& positions, const 
         throw CudaError("particle_surface: this build has no CUDA backend");
 #endif
     }
+    // Kept for the thread's life, as the CUDA half's: an export meshes every frame, and the
+    // buffers are reused instead of allocated each time.
     CpuExec exec;
-    surface_detail::ParticleSurface<CpuExec> surface;
+    thread_local surface_detail::ParticleSurface<CpuExec> surface;
     return surface.build(exec, positions, lo, hi, settings);
 }
 
+std::optional<std::string> no_surface_mesh(const Solver& solver) {
+    if (solver.kind() == "flip") return std::nullopt;
+    return "the surface mesh needs a 3D liquid (flip); the " + std::string(solver.kind()) + " solver's particles are " +
+           (solver.dimension() == 2 ? "2D" : "not a liquid");
+}
+
 SurfaceMesh solver_surface(const Solver& solver, SurfaceSettings settings) {
-    if (solver.dimension() != 3)
-        throw std::invalid_argument("the surface mesh needs a 3D liquid; the " + std::string(solver.kind()) +
-                                    " solver is 2D");
+    if (const auto why = no_surface_mesh(solver)) throw std::invalid_argument(*why);
     if (!(settings.spacing > 0.0)) settings.spacing = 2.0 * solver.particle_radius();
     double lo[3], hi[3];
     solver.domain(lo, hi);

@@ -12,6 +12,8 @@
 // and the sandbox's rule is one kernel body for both backends.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/backend.hpp"
@@ -47,8 +49,14 @@ struct SurfaceSettings {
 SurfaceMesh particle_surface(Backend backend, const FieldView& positions, const double lo[3], const double hi[3],
                              const SurfaceSettings& settings);
 
+// Why `solver` has no surface mesh, or nothing when it has one. Only FLIP's particles fill a 3D
+// liquid: SPH, Euler and optimal transport are 2D, and the vortex solver's particles are vortons
+// and tracers in a fluid that fills the whole space. The one place that says so: the headless
+// export and the window's both ask here before they write a file.
+std::optional<std::string> no_surface_mesh(const Solver& solver);
+
 // The surface of a 3D solver's liquid: its "position" field, its domain, spacing twice its
-// particle radius. Throws std::invalid_argument for a 2D solver.
+// particle radius. Throws std::invalid_argument, with no_surface_mesh's reason, for another.
 SurfaceMesh solver_surface(const Solver& solver, SurfaceSettings settings = {});
 
 // The particle radius r of the level set phi(x) = |x - xbar(x)| - r (Zhu & Bridson 2005) for
