@@ -16,6 +16,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 void Solver::reset() {
     check_params();
+    hand_ = Hand{};
     do_reset();
     params_.clear_reset_pending();
     next_stage_ = 0;

@@ -13,6 +13,7 @@
 
 #include "core/backend.hpp"
 #include "core/frame_pack.hpp"
+#include "core/hands.hpp"
 #include "core/params.hpp"
 #include "core/stats.hpp"
 
@@ -43,6 +44,9 @@ struct Obstacle {
     double center[3] = {0, 0, 0};                  // Sphere
     double radius = 0.0;
     std::vector<double> points;                    // Polygon: x, y pairs; Mesh: x, y, z corners
+    // Whether a hand can drag it (core/hands.hpp), and the point a drag moves: its centre.
+    bool draggable = false;
+    double anchor[3] = {0, 0, 0};
 };
 
 // A grid solver's cells, for the window's overlay: one kind per cell, x fastest
@@ -88,6 +92,15 @@ public:
     // 2 start[k+1])); left empty by solvers without cells.
     virtual void cell_polygons(std::vector<float>& /*xy*/, std::vector<int>& /*start*/) const {}
     virtual void cell_grid(CellGrid&) const {}
+
+    // The hands (core/hands.hpp): the tools this solver offers (a HandTools mask) and the hand
+    // in effect, which every following step applies until it changes. Reset lets go.
+    virtual unsigned hand_tools() const { return 0; }
+    void set_hand(const Hand& h) { hand_ = h; }
+    const Hand& hand() const { return hand_; }
+    // Writes where hands left the bodies into the parameters that place them, so a saved scene
+    // keeps them (otherwise a drag is state: Step back undoes it and Reset returns to the file).
+    virtual void keep_body_poses() {}
 
     ParamRegistry& params() { return params_; }
     const ParamRegistry& params() const { return params_; }
@@ -156,6 +169,7 @@ protected:
     virtual void synchronize() {}
 
     ParamRegistry params_;
+    Hand hand_;
 
 private:
     void set_stats(const Stats& own, double dt);

@@ -113,6 +113,38 @@ protected:
                         direction, components);
     }
 
+    // The hand's settings (core/hands.hpp), for the tools in `tools` (a HandTools mask).
+    void add_hands(HandSettings* h, unsigned tools) {
+        const std::string g = "Hands";
+        if (tools & (kHandPushPull | kHandPour))
+            params_.add_real({"hand_radius", "Hand radius", g, "m",
+                              "Push, pull and pour act within this distance of the cursor (the circle drawn there).", 1e-4,
+                              1e3},
+                             &h->radius);
+        if (tools & kHandPushPull)
+            params_.add_real({"hand_strength", "Hand strength", g, "m/s^2",
+                              "Push and pull: the acceleration at the cursor, falling to 0 at the radius.", 0, 1e4},
+                             &h->strength);
+        if (tools & kHandDrag)
+            params_.add_real({"drag_speed", "Drag speed", g, "m/s",
+                              "The fastest a dragged body follows the cursor (the fluid feels this velocity).", 1e-3, 100},
+                             &h->drag_speed);
+        if (tools & kHandPour) {
+            params_.add_real({"pour_rate", "Pour rate", g, "1/s", "Particles poured per second while the button is held.",
+                              0, 1e7},
+                             &h->pour_rate);
+            params_.add_real({"pour_speed", "Pour speed", g, "m/s", "Poured liquid leaves the hand along gravity at this speed.",
+                              0, 100},
+                             &h->pour_speed);
+            params_.add_int({"max_particles", "Particle budget", g, "",
+                             "Pouring stops at this many particles (0: twice as many as the scene starts with).", 0, 1e9},
+                            &h->max_particles);
+            params_.add_int({"poured", "Poured", "Diagnostics", "", "Particles poured since the scene started.", 0, 9e15,
+                             true},
+                            &h->poured);
+        }
+    }
+
     std::unique_ptr<Engine> engine_;
 
 private:
