@@ -179,6 +179,23 @@ TEST(Camera3D, ViewPutsTargetOnTheViewAxis) {
     expect_near(project(vp, cam.target, W, H), {W / 2.0, H / 2.0}, 1e-3);
 }
 
+// The mouse's ray: a world point seen at a pixel lies on the ray through that pixel, and the
+// pixel agrees with what the GPU's view_proj draws there.
+TEST(Camera3D, ThePixelsRayPassesThroughWhatIsSeenThere) {
+    const Camera3D cam = some_3d_camera();
+    const glm::mat4 vp = cam.view_proj(W, H);
+    for (const glm::dvec3 p : {cam.target, cam.target + glm::dvec3(0.3, -0.2, 0.1), cam.target + glm::dvec3(-0.5, 0.4, -0.3)}) {
+        const glm::dvec2 px = cam.world_to_screen(p, W, H);
+        expect_near(px, project(vp, p, W, H), 1e-2);  // float matrices
+        const glm::dvec3 d = cam.ray_direction(px, W, H), e = p - cam.eye();
+        EXPECT_NEAR(glm::length(d), 1.0, 1e-12);
+        EXPECT_NEAR(glm::length(glm::cross(d, e)) / glm::length(e), 0.0, 1e-12);
+        EXPECT_GT(glm::dot(d, e), 0.0);
+    }
+    const glm::dvec3 mid = cam.ray_direction({W / 2.0, H / 2.0}, W, H);
+    EXPECT_NEAR(glm::dot(mid, cam.forward()), 1.0, 1e-12);
+}
+
 TEST(Camera3D, BasisIsOrthonormalAndRightHanded) {
     const Camera3D cam = some_3d_camera();
     const glm::dvec3 f = cam.forward(), r = cam.right(), u = cam.up();

@@ -4,9 +4,10 @@
 // (SimulationHost); each frame only tells it a frame began and draws its latest data.
 //
 // What this file implements: the window and its OpenGL context, the frame loop, keys (Space P R
-// W A S D Q E F G B F12 V Esc F1), the mouse, key scripts (--keys) and runs that close themselves
-// (--frames, --seconds, --screenshot). Elsewhere: the panels (panels.cpp), the scene and cameras
-// (scene_view.cpp), screenshots and recordings (capture.cpp).
+// W A S D Q E F G B F12 V Esc F1), the mouse (the camera here, the hands in hand_input.cpp), key
+// and mouse scripts (--keys, --mouse) and runs that close themselves (--frames, --seconds,
+// --screenshot). Elsewhere: the panels (panels.cpp), the scene and cameras (scene_view.cpp),
+// screenshots and recordings (capture.cpp).
 #include "app/app.hpp"
 
 #include <glad/gl.h>
@@ -28,11 +29,13 @@
 
 #include "app/actions.hpp"
 #include "app/capture.hpp"
+#include "app/hand_input.hpp"
 #include "app/panels.hpp"
 #include "app/scene_view.hpp"
 #include "app/simulation_host.hpp"
 #include "app/view_settings.hpp"
 #include "core/memory.hpp"
+#include "io/hand_script.hpp"
 
 namespace fs {
 
@@ -93,6 +96,10 @@ private:
     void handle_event(const SDL_Event& e);
     void apply(Action a);
     void hold_rotation(double direction, double dt);
+    // The mouse script's frame: its point's pixel is set as ImGui's mouse before the frame
+    // (so ImGui says whether a panel is there), then played as the mouse would be.
+    void prepare_mouse_script();
+    void play_mouse_script();
     void take_screenshot(const std::string& path);
     void start_recording(const std::vector<std::string>& paths, bool print);
     void toggle_recording();
@@ -116,6 +123,13 @@ private:
     GLenum first_gl_error_ = GL_NO_ERROR;
     Capture capture_;
     Panels panels_;
+    HandInput hands_{host_, scene_, view_};
+
+    std::vector<HandFrame> mouse_script_;
+    std::size_t mouse_at_ = 0;
+    glm::dvec2 mouse_px_{0.0};       // the script's cursor this frame
+    Hand::Tool mouse_tool_ = Hand::Tool::None;  // what its button holds
+    long long mouse_over_panel_ = 0;  // presses that met a panel (not the scene), for the summary
 
     std::vector<ScriptedFrame> script_;
     std::size_t script_at_ = 0;
@@ -248,7 +262,23 @@ void App::handle_event(const SDL_Event& e) {
     if (e.type == SDL_KEYDOWN && !io.WantCaptureKeyboard && !e.key.repeat) {
         if (auto a = action_for_key(SDL_GetKeyName(e.key.keysym.sym))) apply(*a);
     }
+    // A hand lets go wherever the button comes up (over a panel too), and holds the mouse while
+    // it moves; it only takes hold in the scene, never over a panel.
+    if (e.type == SDL_MOUSEBUTTONUP && hands_.holding()) {
+        hands_.release();
+        return;
+    }
+    if (e.type == SDL_MOUSEMOTION && hands_.holding()) {
+        hands_.move({static_cast<double>(e.motion.x), static_cast<double>(e.motion.y)},
+                    (SDL_GetModState() & KMOD_SHIFT) != 0);
+        return;
+    }
     if (io.WantCaptureMouse) return;
+    if (e.type == SDL_MOUSEBUTTONDOWN) {
+        hands_.press({static_cast<double>(e.button.x), static_cast<double>(e.button.y)}, e.button.button,
+                     (SDL_GetModState() & KMOD_CTRL) != 0, status_);
+        return;
+    }
     if (e.type == SDL_MOUSEMOTION && e.motion.state) {
         const glm::dvec2 d{static_cast<double>(e.motion.xrel), static_cast<double>(e.motion.yrel)};
         scene_.drag(d, (e.motion.state & SDL_BUTTON_LMASK) != 0);
@@ -257,6 +287,38 @@ void App::handle_event(const SDL_Event& e) {
         int mx = 0, my = 0;
         SDL_GetMouseState(&mx, &my);
         scene_.zoom(std::pow(1.15, e.wheel.y), {static_cast<double>(mx), static_cast<double>(my)});
+    }
+}
+
+// The script starts once the panels have found their places and the scene is framed (frame 3),
+// so its points land where they will be seen.
+void App::prepare_mouse_script() {
+    if (mouse_at_ >= mouse_script_.size() || frame_index_ < 3) return;
+    const HandFrame& f = mouse_script_[mouse_at_];
+    mouse_px_ = scene_.to_screen({f.at[0], f.at[1], f.at[2]});
+    ImGui::GetIO().MousePos = ImVec2(static_cast<float>(mouse_px_.x), static_cast<float>(mouse_px_.y));
+}
+
+void App::play_mouse_script() {
+    if (mouse_at_ >= mouse_script_.size() || frame_index_ < 3) return;
+    const HandFrame& f = mouse_script_[mouse_at_++];
+    if (f.press) {
+        hands_.release();
+        mouse_tool_ = Hand::Tool::None;
+        // The script's tool is chosen as a person would choose it in the panel.
+        view_.hand_tool = f.tool == Hand::Tool::Drag ? 0 : f.tool == Hand::Tool::Pour ? 2 : 1;
+        if (ImGui::GetIO().WantCaptureMouse) {  // a panel is under the cursor: the scene gets nothing
+            ++mouse_over_panel_;
+            return;
+        }
+        if (hands_.press(mouse_px_, f.tool == Hand::Tool::Pull ? 3 : 1, false, status_)) mouse_tool_ = f.tool;
+        return;
+    }
+    if (f.tool == Hand::Tool::None) {
+        hands_.release();
+        mouse_tool_ = Hand::Tool::None;
+    } else if (mouse_tool_ != Hand::Tool::None) {
+        hands_.move(mouse_px_, false);
     }
 }
 
@@ -300,6 +362,7 @@ void App::stop_recording() {
 
 int App::run() {
     if (!o_.keys.empty()) script_ = parse_key_script(o_.keys);
+    if (!o_.mouse.empty()) mouse_script_ = parse_hand_script(o_.mouse);
     if (!init_window()) {
         shutdown();
         return kExitBadInput;
@@ -374,8 +437,16 @@ int App::run() {
 
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplSDL2_NewFrame();
+        prepare_mouse_script();
         ImGui::NewFrame();
+        play_mouse_script();
         panels_.draw(fps_);
+        if (!ImGui::GetIO().WantCaptureMouse || hands_.holding()) {
+            int mx = 0, my = 0;
+            SDL_GetMouseState(&mx, &my);
+            const bool scripted = mouse_at_ > 0 && mouse_at_ <= mouse_script_.size();
+            hands_.draw_cursor(scripted ? mouse_px_ : glm::dvec2(mx, my), status_);
+        }
         if (frame_index_ == 2) reframe_ = true;  // the panels have found their places
         if (reframe_) {
             reframe_ = false;
@@ -385,7 +456,7 @@ int App::run() {
 
         int w = 0, h = 0;
         SDL_GL_GetDrawableSize(window_, &w, &h);
-        const bool timed = o_.frames > 0 || o_.seconds > 0 || !script_.empty();
+        const bool timed = o_.frames > 0 || o_.seconds > 0 || !script_.empty() || !mouse_script_.empty();
         if (timed) draw_timer_.begin();
         scene_.draw(w, h, status_, view_);
         if (timed) {
@@ -406,9 +477,10 @@ int App::run() {
                 panels_.show_problem(ex.what());
             }
         }
-        // --frames N closes after N frames; a key script alone closes when it ends.
-        const bool script_done = script_at_ >= script_.size();
-        bool last_frame = script_done && (o_.frames > 0 ? frame_index_ >= o_.frames : !script_.empty());
+        // --frames N closes after N frames; a key or mouse script alone closes when it ends.
+        const bool script_done = script_at_ >= script_.size() && mouse_at_ >= mouse_script_.size();
+        bool last_frame =
+            script_done && (o_.frames > 0 ? frame_index_ >= o_.frames : !script_.empty() || !mouse_script_.empty());
         if (o_.seconds > 0) {  // --seconds: the wall clock decides (and --frames, when reached first)
             const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             last_frame = elapsed >= o_.seconds || (o_.frames > 0 && frame_index_ >= o_.frames);
@@ -434,7 +506,7 @@ int App::run() {
     }
     // A run that closes itself (--frames, a key script) says how the window kept up: the
     // measurement behind "the window stays at 30 frames per second however slow a step is".
-    if (o_.frames > 0 || o_.seconds > 0 || !script_.empty()) {
+    if (o_.frames > 0 || o_.seconds > 0 || !script_.empty() || !mouse_script_.empty()) {
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const SimStatus s = host_.status();
         std::printf("window: %lld frames in %.2f s (%.1f frames/s; slowest %.1f ms, %lld under 30 frames/s); "
@@ -470,6 +542,9 @@ int App::run() {
                     max_fps > 0 ? std::to_string(max_fps).c_str() : "any", gl_errors_);
         if (gl_errors_ > 0) std::printf(" (the first 0x%04x)", static_cast<unsigned>(first_gl_error_));
         std::printf("\n");
+        if (!mouse_script_.empty())
+            std::printf("mouse script: %zu frames played, %lld press(es) over a panel (not given to the scene)\n",
+                        mouse_at_, mouse_over_panel_);
         std::fflush(stdout);  // the summary survives whatever happens while the simulation stops
     }
     host_.wait_idle();
@@ -487,6 +562,14 @@ int run_app(const Options& o) {
         std::cerr << "fluid-sandbox: no display found (DISPLAY and WAYLAND_DISPLAY are unset): run with "
                      "--headless, or run the window under xvfb-run -a\n";
         return kExitBadInput;
+    }
+    if (!o.mouse.empty()) {
+        try {
+            parse_hand_script(o.mouse);
+        } catch (const std::invalid_argument& e) {
+            std::cerr << "fluid-sandbox: " << e.what() << '\n';
+            return kExitBadInput;
+        }
     }
     if (!o.keys.empty()) {
         try {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/hands.hpp"
 #include "headless/options.hpp"
 #include "app/plot_scale.hpp"
 #include "render/colormap.hpp"
@@ -251,6 +252,31 @@ void Panels::ui_simulation() {
         ImGui::SameLine();
         ImGui::SetNextItemWidth(0.3f * W);
         if (ImGui::SliderInt("steps/frame", &spf, 1, 200)) host_.set_steps_per_frame(spf);
+    }
+    // The mouse's hands (core/hands.hpp): the tools this solver offers.
+    if (status_.hand_tools != 0) {
+        ImGui::Text("Mouse:");
+        const struct {
+            const char* label;
+            unsigned need;
+            const char* tip;
+        } tools[] = {
+            {"drag", kHandDrag,
+             "Left-drag a body to move it (3D: in the plane facing you; Shift: along the view axis); elsewhere the "
+             "mouse moves the camera. The fluid feels the body's velocity."},
+            {"push/pull", kHandPushPull,
+             "Left button pushes the liquid away from the cursor, right button pulls it in, within the circle "
+             "(Hands: radius, strength). Ctrl does this with any tool."},
+            {"pour", kHandPour, "Left button pours liquid at the cursor (Hands: pour rate, up to the particle budget)."},
+        };
+        for (int k = 0; k < 3; ++k) {
+            // Without bodies to drag, the first choice leaves the mouse to the camera.
+            const bool offered = (status_.hand_tools & tools[k].need) != 0;
+            if (!offered && k > 0) continue;
+            ImGui::SameLine();
+            if (ImGui::RadioButton(offered ? tools[k].label : "camera", view_.hand_tool == k)) view_.hand_tool = k;
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", offered ? tools[k].tip : "The mouse moves the camera.");
+        }
     }
     ImGui::Text("t = %.5g s   step %lld", status_.time, static_cast<long long>(status_.steps));
     // How fast simulated time goes against the clock (over the last second or so), in real
@@ -787,7 +813,14 @@ void Panels::ui_help() {
     }
     ImGui::Separator();
     ImGui::TextUnformatted("Mouse: 2D drag pans, wheel zooms at the cursor;\n"
-                           "3D left-drag orbits, right-drag pans, wheel zooms.");
+                           "3D left-drag orbits, right-drag pans, wheel zooms.\n"
+                           "Hands (the Simulation panel's \"mouse\" row):\n"
+                           "  drag: left-drag a body (barrier, obstacle, vortex body) to move it;\n"
+                           "        3D: in the plane facing you, Shift along the view axis\n"
+                           "  push/pull: left pushes the liquid away, right pulls it in\n"
+                           "        (Ctrl does the same with any tool)\n"
+                           "  pour: left pours liquid at the cursor\n"
+                           "Step back (B) undoes a drag; Reset returns to the scene file.");
     ImGui::TextUnformatted("Parameters marked (R) apply on Reset; the others at the next step.\n"
                            "Hover any control for its meaning, unit and source.");
     ImGui::End();

@@ -54,6 +54,42 @@ void SceneView::drag(glm::dvec2 by, bool left_button) {
     }
 }
 
+void SceneView::cursor_ray(glm::dvec2 px, glm::dvec3& point, glm::dvec3& axis) const {
+    int w = 0, h = 0;
+    SDL_GetWindowSize(window_, &w, &h);
+    if (dimension_ == 2) {
+        point = glm::dvec3(cam2_.screen_to_world(px, w, h), 0.0);
+        axis = glm::dvec3(0.0, 0.0, -1.0);
+    } else {
+        point = cam3_.eye();
+        axis = cam3_.ray_direction(px, w, h);
+    }
+}
+
+glm::dvec3 SceneView::on_view_plane(glm::dvec2 px, glm::dvec3 on) const {
+    glm::dvec3 p, d;
+    cursor_ray(px, p, d);
+    if (dimension_ == 2) return p;
+    const glm::dvec3 n = cam3_.forward();
+    const double along = glm::dot(d, n);
+    return along > 1e-9 ? p + (glm::dot(on - p, n) / along) * d : on;
+}
+
+glm::dvec2 SceneView::to_screen(glm::dvec3 world) const {
+    int w = 0, h = 0;
+    SDL_GetWindowSize(window_, &w, &h);
+    return dimension_ == 2 ? cam2_.world_to_screen(glm::dvec2(world), w, h) : cam3_.world_to_screen(world, w, h);
+}
+
+double SceneView::pixels_per_metre(glm::dvec3 at) const {
+    if (dimension_ == 2) return cam2_.pixels_per_unit;
+    return glm::length(to_screen(at + cam3_.right()) - to_screen(at));
+}
+
+glm::dvec3 SceneView::view_axis() const {
+    return dimension_ == 2 ? glm::dvec3(0.0, 0.0, -1.0) : cam3_.forward();
+}
+
 void SceneView::zoom(double factor, glm::dvec2 at) {
     int w = 0, h = 0;
     SDL_GetWindowSize(window_, &w, &h);

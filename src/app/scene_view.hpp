@@ -43,6 +43,16 @@ public:
     void drag(glm::dvec2 by, bool left_button);
     void zoom(double factor, glm::dvec2 at);
 
+    // The mouse in the world, for the hands (window points, as SDL reports the mouse): the
+    // cursor's ray (2D: the point in z = 0 looking along -z; 3D: from the eye), where the ray
+    // meets the plane through `on` facing the camera, a world point's pixel, how many pixels a
+    // metre spans at a world point, and the view direction.
+    void cursor_ray(glm::dvec2 px, glm::dvec3& point, glm::dvec3& axis) const;
+    glm::dvec3 on_view_plane(glm::dvec2 px, glm::dvec3 on) const;
+    glm::dvec2 to_screen(glm::dvec3 world) const;
+    double pixels_per_metre(glm::dvec3 at) const;
+    glm::dvec3 view_axis() const;
+
     // How the simulation's frames reached OpenGL, and the longest a frame spent taking one (the
     // window's share of the hand-over: the copy under the publisher's lock, the interop's map
     // and unmap). A frame that waited for a step would show here.

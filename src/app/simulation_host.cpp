@@ -299,6 +299,10 @@ bool SimulationHost::rotate_barrier(double direction, double seconds) {
     return true;
 }
 
+void SimulationHost::set_hand(const Hand& hand) {
+    post([this, hand] { solver_->set_hand(hand); });
+}
+
 void SimulationHost::set_color_field(const std::string& name) {
     post([this, name] { frames_.contents.color_field = name; });
 }
@@ -326,6 +330,7 @@ void SimulationHost::set_device_frames(bool on) {
 
 void SimulationHost::save_scene(const std::string& path) {
     post([this, path] {
+        solver_->keep_body_poses();
         std::ofstream out(path);
         out << scene_to_json(*solver_, scene_).dump(2) << '\n';
         std::lock_guard lock(mutex_);
@@ -564,6 +569,7 @@ void SimulationHost::publish_status() {
     s.stages = solver_->stages();
     s.fields = solver_->fields();
     s.has_cells = solver_->has_cell_grid();
+    s.hand_tools = solver_->hand_tools();
     s.rewind_steps = safety_.kept();
     s.stage_ms = solver_->stage_ms();
     s.step_ms = solver_->step_ms();

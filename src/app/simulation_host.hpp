@@ -55,6 +55,7 @@ struct SimStatus {
     std::vector<StageInfo> stages;
     std::vector<FieldInfo> fields;
     bool has_cells = false;  // the solver has a grid the cell overlay can show
+    unsigned hand_tools = 0;  // what the mouse's hands can do here (core/hands.hpp HandTools)
     std::vector<double> stage_ms;
     double step_ms = 0.0;
     double publish_ms = 0.0, publish_ms_max = 0.0;  // reading a frame for the window: the last, the longest
@@ -126,6 +127,8 @@ public:
     // Q/E: turns the scene's barrier (parameter barrier_angle) by its barrier_rotation_rate
     // times `seconds`, counter-clockwise for direction +1. Returns false when there is none.
     bool rotate_barrier(double direction, double seconds);
+    // The mouse's hand (core/hands.hpp): applied from the next step on until it changes.
+    void set_hand(const Hand& hand);
     void set_color_field(const std::string& name);
     // Whether frames carry the solver's grid cells (for the overlay; off costs nothing).
     void set_cell_overlay(bool on);
@@ -134,6 +137,7 @@ public:
     // CUDA-OpenGL interop: on the CUDA backend frames leave the particles on the GPU, for
     // copy_device_frame (off: they come through host memory, as on the CPU backend).
     void set_device_frames(bool on);
+    // Writes the scene with the current parameters, and the bodies where hands left them.
     void save_scene(const std::string& path);
     // surface: each exported frame carries the liquid's surface mesh too (3D liquids: flip).
     void start_export(const std::string& path, long long every, bool surface = false);

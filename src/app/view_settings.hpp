@@ -22,6 +22,10 @@ struct ViewSettings {
     // A liquid (flip, sph, ot) drawn as 0 particles, 1 its surface, 2 both (L cycles).
     int liquid_view = 0;
     int steps_per_push = 1;
+    // What the left mouse button does in the scene (core/hands.hpp): 0 drags bodies (elsewhere it
+    // moves the camera), 1 pushes (the right button pulls), 2 pours. Ctrl pushes and pulls with
+    // any tool.
+    int hand_tool = 0;
     bool show_help = false;
     bool show_stats = true;
     bool show_params = true;

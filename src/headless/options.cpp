@@ -1,5 +1,7 @@
 #include "headless/options.hpp"
 
+#include "io/hand_script.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -146,6 +148,10 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
                    "Desktop window: a key script, e.g. \"D +30 Q*10 F12\" (a key per frame; +N waits N "
                    "frames; KEY*N holds it N frames, each counted as 1/30 s); the window closes when "
                    "the script ends unless --frames says later");
+    app.add_option("--mouse", o.mouse,
+                   "A mouse script: the hands' tools without a person, in world coordinates, e.g. \"drag 0.3,0.3 "
+                   "to 0.6,0.3 over 60; wait 30; push 0.5,0.4 for 40; pull X,Y for N; pour X,Y for N\" (3D points "
+                   "take x,y,z; the cursor looks along -z). Headless one frame is one step; in the window, a frame");
     app.add_flag("--step-per-frame", o.fixed_steps,
                  "Desktop window: one step per frame instead of real time, each frame waiting for its step "
                  "(a key script then gives the same run every time)");
@@ -219,6 +225,15 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
                   << " belongs to headless runs (the window exports particles only); allowed: with --headless\n";
         exit_code = kExitBadInput;
         return std::nullopt;
+    }
+    if (!o.mouse.empty()) {
+        try {
+            parse_hand_script(o.mouse);
+        } catch (const std::invalid_argument& e) {
+            std::cerr << "fluid-sandbox: " << one_line(e.what()) << '\n';
+            exit_code = kExitBadInput;
+            return std::nullopt;
+        }
     }
     if (!size.empty()) {
         int w = 0, h = 0;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/memory.hpp"
+#include "io/hand_script.hpp"
 #include "io/ply_writer.hpp"
 #include "io/stats_writer.hpp"
 #include "io/usd_writer.hpp"
@@ -303,7 +304,18 @@ int run_headless(const Options& o) {
         Stats first;
         long long collisions = 0;
         Progress progress(o.steps);
+        // A mouse script plays one frame a step, from the first.
+        std::optional<HandScriptPlayer> hands;
+        if (!o.mouse.empty()) hands.emplace(parse_hand_script(o.mouse));
         for (long long k = 0; k < o.steps; ++k) {
+            if (hands) {
+                std::string notice;
+                solver->set_hand(hands->next(solver->obstacles(), &notice));
+                if (!notice.empty()) {
+                    progress.clear();
+                    std::fprintf(stderr, "fluid-sandbox: step %lld: %s\n", k + 1, notice.c_str());
+                }
+            }
             try {
                 step_named(*solver);
             } catch (...) {
@@ -341,6 +353,12 @@ int run_headless(const Options& o) {
                         first.get("kinetic_energy"), last.get("kinetic_energy"),
                         vec(first, "momentum").c_str(), vec(last, "momentum").c_str(),
                         last.get("max_speed"));
+            if (hands) {
+                std::printf("  mouse script: %zu frames played of %zu", std::min<std::size_t>(hands->frames(), o.steps),
+                            hands->frames());
+                if (last.find("poured")) std::printf(", %.0f particles poured", last.get("poured"));
+                std::printf("\n");
+            }
             if (last.find("collisions"))
                 std::printf("  %lld collisions (%.4g per step)\n", collisions,
                             static_cast<double>(collisions) / static_cast<double>(o.steps));

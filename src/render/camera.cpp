@@ -107,6 +107,22 @@ glm::mat4 Camera3D::proj(double aspect) const {
     return glm::mat4(glm::perspective(fov_y, aspect, near_plane(), far_plane()));
 }
 
+// Pinhole camera: a pixel's offset from the centre, in units of the half-height, scales
+// tan(fov_y / 2) along up (and times the aspect along right).
+glm::dvec3 Camera3D::ray_direction(glm::dvec2 pixel, int width, int height) const {
+    const double w = positive(width), h = positive(height), t = std::tan(0.5 * fov_y);
+    const double sx = (2.0 * pixel.x / w - 1.0) * t * (w / h), sy = (1.0 - 2.0 * pixel.y / h) * t;
+    return glm::normalize(forward() + sx * right() + sy * up());
+}
+
+glm::dvec2 Camera3D::world_to_screen(glm::dvec3 world, int width, int height) const {
+    const double w = positive(width), h = positive(height), t = std::tan(0.5 * fov_y);
+    const glm::dvec3 d = world - eye();
+    const double depth = glm::dot(d, forward());
+    const double sx = glm::dot(d, right()) / (depth * t * (w / h)), sy = glm::dot(d, up()) / (depth * t);
+    return {0.5 * w * (sx + 1.0), 0.5 * h * (1.0 - sy)};
+}
+
 glm::mat4 Camera3D::view_proj(int width, int height) const {
     return proj(positive(width) / positive(height)) * view();
 }

@@ -60,6 +60,10 @@ struct Camera3D {
     // distance (0.01 d and 1000 d), so zooming keeps the target's depth precision.
     glm::mat4 proj(double aspect) const;
     glm::mat4 view_proj(int width, int height) const;
+    // The ray from the eye through a pixel: its unit direction (the mouse's ray for picking).
+    glm::dvec3 ray_direction(glm::dvec2 pixel, int width, int height) const;
+    // The pixel a world point is seen at (points behind the eye give nonsense; callers avoid them).
+    glm::dvec2 world_to_screen(glm::dvec3 world, int width, int height) const;
     double near_plane() const { return 0.01 * distance; }
     double far_plane() const { return 1000.0 * distance; }
 

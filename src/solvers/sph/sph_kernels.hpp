@@ -8,6 +8,7 @@
 #include <glm/glm.hpp>
 
 #include "core/hd.hpp"
+#include "solvers/common/hands.hpp"
 #include "solvers/common/grid2d.hpp"
 
 namespace fs::sph {
@@ -86,6 +87,8 @@ struct Config {
     int boundary_model = kPressureMirroring;
     dvec2 barrier_center{0.5, 0.5};
     double barrier_angle = 0.0;  // radians
+    dvec2 barrier_velocity{0.0, 0.0};  // while a hand drags it (core/hands.hpp)
+    HandForce<dvec2> hand;             // push and pull
     grid::Grid2 grid;
 };
 

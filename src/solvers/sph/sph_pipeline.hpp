@@ -229,34 +229,39 @@ public:
         });
     }
 
-    // Semi-implicit (symplectic) Euler, as the assignment: v += dt a, then x += dt v.
+    // Semi-implicit (symplectic) Euler, as the assignment: v += dt a, then x += dt v; a hand
+    // that pushes or pulls adds its velocity change first (solvers/common/hands.hpp).
     void integrate(const Config& c) {
         auto pos = pos_.view();
         auto vel = vel_.view();
         auto acc = acc_.cview();
         auto kind = kind_.cview();
         const double dt = c.dt;
+        const HandForce<dvec2> hand = c.hand;
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             if (kind[i] != kFluid) return;
             vel[i] += dt * acc[i];
+            vel[i] += hand.dv(pos[i], vel[i], dt);
             pos[i] += dt * vel[i];
         });
     }
 
     // The barrier follows its angle (seed 003, 3: E/Q rotate it): x = centre + R(angle) offset.
-    // It moves quasi-statically: its particles carry no velocity into the viscosity term.
+    // Turning, it moves quasi-statically; dragged by a hand, its particles carry the drag's
+    // velocity into the viscosity term, as the walls' velocity enters it for moving boundaries
+    // (Adami, Hu and Adams 2012, section 2.3, without their extrapolated no-slip velocity).
     void boundary(const Config& c) {
         auto pos = pos_.view();
         auto vel = vel_.view();
         auto off = offset_.cview();
         auto kind = kind_.cview();
-        const dvec2 centre = c.barrier_center;
+        const dvec2 centre = c.barrier_center, v = c.barrier_velocity;
         const double cs = std::cos(c.barrier_angle), sn = std::sin(c.barrier_angle);
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             if (kind[i] != kBarrier) return;
             const dvec2 o = off[i];
             pos[i] = centre + dvec2(cs * o.x - sn * o.y, sn * o.x + cs * o.y);
-            vel[i] = dvec2(0.0);
+            vel[i] = v;
         });
     }
 

@@ -94,6 +94,14 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
     r.add_real({"barrier_rotation_rate", "Barrier rotation rate", "Barrier", "deg/s",
                 "How fast Q/E turn the barrier while held.", 0, 3600},
                &s_.barrier_rotation_rate);
+    // Hands: the defaults suit the bundled 1 m tanks (a hand a few particles wide, a pour that
+    // fills a glass in a few seconds).
+    hands_.radius = 0.08;
+    hands_.strength = 200.0;  // about 20 g: a push clears most of its circle (test_hands.cpp)
+    hands_.drag_speed = 1.0;
+    hands_.pour_rate = 600.0;
+    hands_.pour_speed = 0.5;
+    add_hands(&hands_, kHandDrag | kHandPushPull | kHandPour);
     r.add_real({"cfl", "CFL number", "Time", "",
                 "Particle spacings a sound wave (plus the fastest particle) may cross per step: "
                 "dt = cfl * spacing / (c_s + max speed), also dt <= 0.25 sqrt(h / |a|max) (Monaghan) "
@@ -175,13 +183,25 @@ std::vector<Obstacle> SphSolver::obstacles() const {
     Obstacle o;
     o.shape = Obstacle::Shape::Polygon;
     o.name = "barrier";
+    o.draggable = true;
+    o.anchor[0] = barrier_pos_.x;
+    o.anchor[1] = barrier_pos_.y;
     const double a = s_.barrier_angle * kPi / 180.0, ca = std::cos(a), sa = std::sin(a);
     const double u = 0.5 * s_.barrier_length + 0.5 * s_.spacing, v = 1.5 * s_.spacing;
     for (const auto& [x, y] : {std::pair{-u, -v}, {u, -v}, {u, v}, {-u, v}}) {
-        o.points.push_back(s_.barrier_center[0] + ca * x - sa * y);
-        o.points.push_back(s_.barrier_center[1] + sa * x + ca * y);
+        o.points.push_back(barrier_pos_.x + ca * x - sa * y);
+        o.points.push_back(barrier_pos_.y + sa * x + ca * y);
     }
     return {o};
+}
+
+unsigned SphSolver::hand_tools() const {
+    return (s_.barrier_length > 0 ? kHandDrag : 0u) | kHandPushPull | kHandPour;
+}
+
+void SphSolver::keep_body_poses() {
+    s_.barrier_center[0] = barrier_pos_.x;
+    s_.barrier_center[1] = barrier_pos_.y;
 }
 
 Config SphSolver::config() const {
@@ -204,8 +224,10 @@ Config SphSolver::config() const {
     c.gravity = gravity_vector<2>(s_.gravity, s_.gravity_direction);
     c.clamp_density = s_.clamp_density;
     c.boundary_model = s_.boundary_model;
-    c.barrier_center = {s_.barrier_center[0], s_.barrier_center[1]};
+    c.barrier_center = barrier_pos_;
     c.barrier_angle = s_.barrier_angle * kPi / 180.0;
+    c.barrier_velocity = barrier_vel_;
+    c.hand = hand_force<dvec2>(hand_, hands_);
     double lo[3], hi[3];
     domain(lo, hi);
     // Boundary particles sit up to a spacing beyond the box's padding; the grid clamps the rest.
@@ -313,11 +335,85 @@ void SphSolver::do_reset() {
         }
     for (const dvec2& o : barrier) add(centre + dvec2(ca * o.x - sa * o.y, sa * o.x + ca * o.y), kBarrier, o);
     s_.n_fluid = fluid;
+    initial_fluid_ = fluid;
+    barrier_pos_ = centre;
+    barrier_vel_ = dvec2(0.0);
+    pour_carry_ = 0.0;
+    hands_.poured = 0;
     last_max_accel_ = 0.0;
     last_max_speed_ = std::sqrt(s_.initial_velocity[0] * s_.initial_velocity[0] +
                                 s_.initial_velocity[1] * s_.initial_velocity[1]) +
                       std::sqrt(2.0) * s_.velocity_noise;
     set_state(h);
+}
+
+// Pour (core/hands.hpp): the particles the hand owes (pour_rate dt a step, the fraction carried)
+// are placed on a lattice of the spacing centred on the hand, nearest the centre first, where no
+// particle (fluid, wall or barrier) lies within a spacing: the rest spacing of the fluid, so new
+// particles never overlap and start at the rest density. They leave along gravity at pour_speed.
+// Where the hand is full the pour waits; it stops at the particle budget.
+void SphSolver::pour() {
+    if (hand_.tool != Hand::Tool::Pour || !(hands_.pour_rate > 0.0)) {
+        pour_carry_ = 0.0;
+        return;
+    }
+    pour_carry_ += hands_.pour_rate * dt_;
+    const long long budget = hands_.max_particles > 0 ? hands_.max_particles : 2 * initial_fluid_;
+    const long long want = std::min(static_cast<long long>(pour_carry_), budget - s_.n_fluid);
+    if (want < 1) {
+        if (budget <= s_.n_fluid) pour_carry_ = 0.0;
+        return;
+    }
+    HostState h;
+    engine_->download(h);
+    const double dx = s_.spacing, R = hands_.radius;
+    const dvec2 c{hand_.point[0], hand_.point[1]};
+    std::vector<dvec2> near;
+    for (const dvec2& p : h.pos)
+        if (glm::length(p - c) < R + dx) near.push_back(p);
+    struct Spot {
+        double r2;
+        int i, j;
+    };
+    std::vector<Spot> spots;
+    const int n = static_cast<int>(R / dx);
+    for (int j = -n; j <= n; ++j)
+        for (int i = -n; i <= n; ++i) {
+            const double r2 = (i * i + j * j) * dx * dx;
+            if (r2 <= R * R) spots.push_back({r2, i, j});
+        }
+    std::sort(spots.begin(), spots.end(), [](const Spot& a, const Spot& b) {
+        return a.r2 != b.r2 ? a.r2 < b.r2 : a.j != b.j ? a.j < b.j : a.i < b.i;
+    });
+    const dvec2 g = gravity_vector<2>(1.0, s_.gravity_direction);
+    const dvec2 v = glm::length(g) > 0 ? hands_.pour_speed * glm::normalize(g) : dvec2(0.0);
+    int id = h.id.empty() ? 0 : *std::max_element(h.id.begin(), h.id.end()) + 1;
+    long long placed = 0;
+    const double clear2 = 0.999 * dx * dx;  // a lattice neighbour at exactly dx is clear
+    for (const Spot& s : spots) {
+        if (placed == want) break;
+        const dvec2 q = c + dx * dvec2(s.i, s.j);
+        if (q.x < 0.5 * dx || q.y < 0.5 * dx || q.x > s_.domain_size[0] - 0.5 * dx || q.y > s_.domain_size[1] - 0.5 * dx)
+            continue;
+        bool clear = true;
+        for (const dvec2& p : near) clear = clear && glm::dot(p - q, p - q) >= clear2;
+        if (!clear) continue;
+        near.push_back(q);
+        h.pos.push_back(q);
+        h.vel.push_back(v);
+        h.offset.push_back(dvec2(0.0));
+        h.density.push_back(s_.rest_density);
+        h.pressure.push_back(0.0);
+        h.kind.push_back(kFluid);
+        h.id.push_back(id++);
+        ++placed;
+    }
+    // A full hand waits for room instead of saving up a burst.
+    pour_carry_ = std::min(pour_carry_ - static_cast<double>(placed), 1.0);
+    if (placed == 0) return;
+    set_state(h);
+    hands_.poured += placed;
+    s_.n_fluid += placed;
 }
 
 std::vector<std::pair<int, int>> SphSolver::neighbor_pairs(bool grid) {
@@ -326,15 +422,26 @@ std::vector<std::pair<int, int>> SphSolver::neighbor_pairs(bool grid) {
 
 void SphSolver::run_stage(int index) {
     if (index == 0) {
+        pour();
         // seed 003 leaves dt to the user. Monaghan 1992 (Annu. Rev. Astron. Astrophys. 30, time
         // stepping): a CFL condition on c_s and the fastest particle, and a force condition
         // dt <= 0.25 sqrt(h / |a|), h the smoothing length (half the cubic spline's support),
         // both with the speed and acceleration of the last step (no host round trip inside a
         // step). The CFL number counts particle spacings, the length a student sees.
-        dt_ = std::min(s_.max_dt, s_.cfl * s_.spacing / (s_.speed_of_sound + last_max_speed_));
+        // A dragged barrier counts as a particle moving at the drag speed.
+        const bool dragged = hand_.tool == Hand::Tool::Drag && hand_.body == 0 && s_.barrier_length > 0;
+        const double fastest = std::max(last_max_speed_, dragged ? hands_.drag_speed : 0.0);
+        dt_ = std::min(s_.max_dt, s_.cfl * s_.spacing / (s_.speed_of_sound + fastest));
         if (last_max_accel_ > 0.0)
             dt_ = std::min(dt_, 0.25 * std::sqrt(0.5 * support_radius() / last_max_accel_));
+        // The barrier's velocity for this step: towards the hand's target, kept inside the box.
+        barrier_vel_ = dragged ? drag_velocity<dvec2>(hand_, 0, barrier_pos_, hands_.drag_speed, dt_) : dvec2(0.0);
+        for (int a = 0; a < 2; ++a) {
+            const double next = std::clamp(barrier_pos_[a] + dt_ * barrier_vel_[a], 0.0, s_.domain_size[a]);
+            barrier_vel_[a] = (next - barrier_pos_[a]) / dt_;
+        }
     }
+    if (index == kBoundary) barrier_pos_ += dt_ * barrier_vel_;
     Config c = config();
     s_.stiffness = c.B;
     s_.alpha_used = c.alpha;
@@ -387,6 +494,7 @@ void SphSolver::report(const Sums& s, Stats& out) const {
     // The dam break's surge front (README, SPH validation): where the fluid on the floor reaches.
     out.set("front_x", s.front_x > -1e300 ? s.front_x : 0.0);
     out.set_count("n_fluid", s.fluid);
+    out.set_count("poured", hands_.poured);
     if (s_.barrier_length > 0) out.set("barrier_angle", s_.barrier_angle);
 }
 

@@ -58,6 +58,9 @@ public:
     double particle_radius() const override { return 0.5 * s_.spacing; }
     void domain(double lo[3], double hi[3]) const override;
     std::vector<Obstacle> obstacles() const override;
+    // Hands (core/hands.hpp): drag the barrier, push and pull the fluid, pour more.
+    unsigned hand_tools() const override;
+    void keep_body_poses() override;
 
     // Pairs of ids closer than h, through the grid or by brute force (tests).
     std::vector<std::pair<int, int>> neighbor_pairs(bool grid);
@@ -72,17 +75,36 @@ protected:
     void save_extra(std::vector<char>& out) const override {
         blob::put(out, last_max_speed_);
         blob::put(out, last_max_accel_);
+        blob::put(out, barrier_pos_);
+        blob::put(out, barrier_vel_);
+        blob::put(out, pour_carry_);
+        blob::put(out, hands_.poured);
+        blob::put(out, s_.n_fluid);
     }
     void load_extra(const std::vector<char>& in, std::size_t& at) override {
         blob::get(in, at, last_max_speed_);
         blob::get(in, at, last_max_accel_);
+        blob::get(in, at, barrier_pos_);
+        blob::get(in, at, barrier_vel_);
+        blob::get(in, at, pour_carry_);
+        blob::get(in, at, hands_.poured);
+        blob::get(in, at, s_.n_fluid);
     }
 
 private:
     Config config() const;
     void report(const Sums& s, Stats& out) const;
 
+    // Pours the liquid a Pour hand has accumulated (before the step's neighbour search).
+    void pour();
+
     Settings s_;
+    HandSettings hands_;
+    // Where the barrier is and how fast a hand moves it: state (a drag is undone by Step back;
+    // Reset puts the barrier back at barrier_center).
+    dvec2 barrier_pos_{0.0}, barrier_vel_{0.0};
+    double pour_carry_ = 0.0;  // particles owed to the pour, carried to the next step
+    long long initial_fluid_ = 0;
     double dt_ = 1e-4;         // the time step of the step in progress
     double last_max_speed_ = 0.0;
     double last_max_accel_ = 0.0;  // of the fluid, for the force condition on dt

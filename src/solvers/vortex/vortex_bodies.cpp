@@ -6,8 +6,11 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "solvers/common/gravity.hpp"
+#include "solvers/common/hands.hpp"
 
 namespace fs::vortex {
 
@@ -108,6 +111,7 @@ void VortexSolver::build_bodies() {
                 finish(st.poly);
             }
         }
+        st.centroid = centroid;
         st.position = st.home = dvec3(b.position[0], b.position[1], b.position[2]) + centroid;
         st.orientation = rotation_about(dvec3(0, 0, 1), b.rotation[2] * kDeg) *
                          rotation_about(dvec3(0, 1, 0), b.rotation[1] * kDeg) *
@@ -159,14 +163,94 @@ std::vector<Obstacle> VortexSolver::obstacles() const {
                 o.points.insert(o.points.end(), {w.x, w.y, w.z});
             }
         }
+        o.draggable = true;
+        for (int c = 0; c < 3; ++c) o.anchor[c] = st.position[c];
         out.push_back(std::move(o));
     }
     return out;
 }
 
+// obstacles() lists the active slots only: its k-th entry is the k-th active body.
+int VortexSolver::body_slot(int obstacle) const {
+    if (obstacle < 0) return -1;
+    int seen = 0;
+    for (int k = 0; k < static_cast<int>(bodies_.size()); ++k)
+        if (bodies_[k].active && seen++ == obstacle) return k;
+    return -1;
+}
+
+// Before the step's collide stage: the body a drag hand holds takes the velocity that carries its
+// centroid toward the hand's target, no faster than drag_speed (drag_velocity, solvers/common/
+// hands.hpp). The collide stage then meets it with that velocity (the no-slip correction reads
+// the surface velocity, series part 4) and move_bodies moves it by the same.
+void VortexSolver::hold_bodies() {
+    const int held = hand().tool == Hand::Tool::Drag ? body_slot(hand().body) : -1;
+    for (int k = 0; k < static_cast<int>(bodies_.size()); ++k) {
+        BodyState& st = bodies_[k];
+        st.held = k == held;
+        if (st.held) st.velocity = drag_velocity(hand(), hand().body, st.position, hands_.drag_speed, dt_);
+    }
+}
+
+namespace {
+
+// The turns about x, then y, then z (degrees) whose product Rz(z) Ry(y) Rx(x) is the rotation R
+// (build_bodies' order); R(row, col) = m[col][row]. z = atan2(R10, R00) from the first column
+// (cos y (cos z, sin z, -sin y)); then M = Rz(z)^T R = Ry(y) Rx(x), whose row 1 is
+// (0, cos x, -sin x) and whose first column is (cos y, 0, -sin y), gives x and y. Each angle is
+// an atan2 of a pair of unit length, so the product of the turns is R to round-off even near
+// y = +-90 degrees, where z is ill-defined (only x - z or x + z matters there).
+dvec3 turns_of(const dmat3& m) {
+    const double z = std::atan2(m[0][1], m[0][0]);
+    const double cz = std::cos(z), sz = std::sin(z);
+    const double x = std::atan2(sz * m[2][0] - cz * m[2][1], cz * m[1][1] - sz * m[1][0]);
+    const double y = std::atan2(-m[0][2], cz * m[0][0] + sz * m[0][1]);
+    return dvec3(x, y, z) / kDeg;
+}
+
+}  // namespace
+
+// Where the bodies are now becomes where the scene places them. The position is exact (the
+// centroid less build_bodies' shift of a user-given shape); the rotation is exact to round-off
+// (turns_of inverts build_bodies' product of turns). Body 1's extra turn (barrier_angle) is a
+// parameter of its own and stays out of body1_rotation. Values outside a parameter's range
+// (a dynamic body that fell far) refuse the whole write, naming the key.
+void VortexSolver::keep_body_poses() {
+    std::vector<std::pair<dvec3, dvec3>> poses(bodies_.size());
+    for (int k = 0; k < static_cast<int>(bodies_.size()); ++k) {
+        const BodyState& st = bodies_[k];
+        if (!st.active) continue;
+        poses[k] = {st.position - st.centroid, turns_of(st.orientation)};
+        const std::string key = "body" + std::to_string(k + 1) + "_";
+        const std::pair<std::string, dvec3> values[] = {{key + "position", poses[k].first},
+                                                        {key + "rotation", poses[k].second}};
+        for (const auto& [name, v] : values) {
+            const ParamSpec& spec = params_.at(name).spec();
+            for (int c = 0; c < 3; ++c)
+                if (!(v[c] >= spec.min && v[c] <= spec.max))
+                    throw ParamError(name + ": the body is at " + number_text(v[c]) + " (component " +
+                                     std::to_string(c) + "), outside the allowed [" + number_text(spec.min) + ", " +
+                                     number_text(spec.max) + "]; nothing was kept");
+        }
+    }
+    for (int k = 0; k < static_cast<int>(bodies_.size()); ++k) {
+        if (!bodies_[k].active) continue;
+        BodySettings& b = s_.bodies[k];
+        for (int c = 0; c < 3; ++c) {
+            b.position[c] = poses[k].first[c];
+            b.rotation[c] = poses[k].second[c];
+        }
+    }
+}
+
 // After the collide stage: every body takes what the fluid handed it (series part 4); dynamic
 // bodies integrate it with gravity and buoyancy (part 9: weight minus displaced fluid), scripted
 // ones follow their velocity, spin and sway.
+// A held body (hold_bodies) moves with the hand's velocity instead, and the hand takes the force:
+// the fluid's linear impulse, gravity and buoyancy. The hand holds the centroid, not the turn, so
+// the angular velocity is kept: a dynamic body's still takes the fluid's angular impulse, a
+// scripted one keeps its spin. Let go, a dynamic body goes on with the velocity it was dragged
+// at; a scripted one's home has followed, so its script goes on from where it was left.
 void VortexSolver::move_bodies() {
     const std::vector<Exchange> ex = engine_->exchanges();
     const dvec3 g = gravity_vector<3>(s_.gravity, s_.gravity_direction);
@@ -175,17 +259,20 @@ void VortexSolver::move_bodies() {
         BodyState& st = bodies_[k];
         if (!st.active) continue;
         st.received = k < static_cast<int>(ex.size()) ? ex[k] : Exchange{};
+        const BodySettings& b = s_.bodies[k];
+        const dvec3 v(b.velocity[0], b.velocity[1], b.velocity[2]);
+        const dvec3 amp(b.path_amplitude[0], b.path_amplitude[1], b.path_amplitude[2]);
+        const double w = 2.0 * kPi / b.path_period;
         if (st.dynamic) {
             const double m = std::max(st.mass, 1e-300);
-            st.velocity += st.received.linear / m + dt_ * (1.0 - s_.fluid_density * st.volume / m) * g;
+            if (!st.held) st.velocity += st.received.linear / m + dt_ * (1.0 - s_.fluid_density * st.volume / m) * g;
             const dmat3 inertia_world = st.orientation * st.inertia_body * glm::transpose(st.orientation);
             st.angular_velocity += glm::inverse(inertia_world) * st.received.angular;
             st.position += dt_ * st.velocity;
+        } else if (st.held) {
+            st.position += dt_ * st.velocity;
+            st.home = st.position - std::sin(w * t1) * amp;
         } else {
-            const BodySettings& b = s_.bodies[k];
-            const dvec3 v(b.velocity[0], b.velocity[1], b.velocity[2]);
-            const dvec3 amp(b.path_amplitude[0], b.path_amplitude[1], b.path_amplitude[2]);
-            const double w = 2.0 * kPi / b.path_period;
             st.home += dt_ * v;
             st.position = st.home + std::sin(w * t1) * amp;
             st.velocity = v + w * std::cos(w * t1) * amp;

@@ -191,6 +191,7 @@ void VortexSolver::register_params() {
     r.add_real({"cfl", "CFL number", "Time", "", "dt <= cfl core_radius / max speed.", 0.01, 10}, &s_.cfl);
     r.add_vec({"view_box", "View box", "Scene", "m", "The box the camera frames (the fluid is unbounded).", -1e3, 1e3},
               s_.view_box, 6);
+    add_hands(&hands_, kHandDrag);
     r.add_real({"time_step", "Time step used", "Diagnostics", "s", "dt of the last step.", 0, 1e300, true},
                &s_.time_step);
     r.add_int({"grid_nodes", "Grid nodes", "Diagnostics", "", "Nodes of the last vortex-in-cell grid (0: none).", 0,

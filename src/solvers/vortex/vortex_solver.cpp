@@ -120,6 +120,9 @@ void VortexSolver::run_stage(int index) {
         // dt: the set step, bounded so no particle crosses more than cfl core radii.
         dt_ = std::min(s_.dt, s_.cfl * s_.core_radius / std::max(last_max_speed_, 1e-12));
         emit();
+        // A dragged body's velocity is set here, before the collide stage reads the bodies: the
+        // fluid meets it moving as move_bodies then moves it.
+        hold_bodies();
         engine_->set_bodies(body_shapes());
         return;
     }
@@ -250,7 +253,8 @@ struct BodyBlob {
 }  // namespace
 
 // Beside the particles: the step's speed bound, the emission bookkeeping, the runaway guard's
-// reference and the bodies' motion.
+// reference and the bodies' motion (a drag included: restoring a checkpoint undoes it; a
+// scripted body's home, which a drag moves, too).
 void VortexSolver::save_extra(std::vector<char>& out) const {
     blob::put(out, std::vector<double>{last_max_speed_, carry_vortons_, carry_tracers_, reference_energy_,
                                        reference_enstrophy_});

@@ -105,6 +105,10 @@ struct BodyState {
     dmat3 inertia_body{1.0};  // about the centroid, body axes
     bool dynamic = false;
     Exchange received;        // in the last step
+    // A user-given shape's centroid in the coordinates its planes or vertices are given in:
+    // build_bodies moves the body's origin there, so position = bodyN_position + centroid.
+    dvec3 centroid{0.0};
+    bool held = false;        // a hand drags it in the step in progress (hold_bodies)
 };
 
 extern const std::vector<std::string> kShapeNames;
@@ -123,7 +127,11 @@ public:
     // Drawn small: the tracers are smoke, and a vorton's core is much wider than what shows it.
     double particle_radius() const override { return 0.12 * s_.core_radius; }
     void domain(double lo[3], double hi[3]) const override;
+    // Every body, draggable by its centroid.
     std::vector<Obstacle> obstacles() const override;
+    // Hands (core/hands.hpp): a student drags the bodies; the fluid feels them move.
+    unsigned hand_tools() const override { return kHandDrag; }
+    void keep_body_poses() override;
 
     const Settings& settings() const { return s_; }
     const std::vector<BodyState>& bodies() const { return bodies_; }
@@ -144,12 +152,17 @@ private:
     void register_params();                       // vortex_params.cpp
     void build_bodies();                          // vortex_bodies.cpp
     std::vector<BodyShape> body_shapes() const;   //
+    void hold_bodies();                           //
     void move_bodies();                           //
+    int body_slot(int obstacle) const;            //
     void emit();                                  // vortex_seeding.cpp (with do_reset)
     bool can_add_energy() const;                  //
     void check_growth(const Sums& s, bool remeshed, const std::string& step);
 
     Settings s_;
+    // The drag speed (group Hands) keeps its 1 m/s default: the speed the bundled scenes'
+    // scripted bodies move at (the moving plate, the airfoil, the Magnus sphere).
+    HandSettings hands_;
     std::vector<BodyState> bodies_;
     double dt_ = 1.0 / 60.0;
     double last_max_speed_ = 0.0;
