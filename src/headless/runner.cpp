@@ -356,7 +356,7 @@ int run_headless(const Options& o) {
             if (hands) {
                 std::printf("  mouse script: %zu frames played of %zu", std::min<std::size_t>(hands->frames(), o.steps),
                             hands->frames());
-                if (last.find("poured")) std::printf(", %.0f particles poured", last.get("poured"));
+                if (last.get("poured") > 0) std::printf(", %.0f particles poured", last.get("poured"));
                 std::printf("\n");
             }
             if (last.find("collisions"))

@@ -9,6 +9,7 @@
 #include "core/buffer.hpp"
 #include "core/hd.hpp"
 #include "solvers/common/grid2d.hpp"
+#include "solvers/common/hands.hpp"
 
 namespace fs::euler {
 
@@ -42,6 +43,7 @@ FS_HDI dvec2 separation(dvec2 a, dvec2 b, bool periodic) {
 struct Config {
     double tau = 0.005;        // time step (s)
     dvec2 gravity{0, -9.81};   // acceleration vector (m/s^2)
+    HandForce<dvec2> hand;     // push and pull (core/hands.hpp)
     int boundary = kWalls;
     double wall_damping = 0.9;
     bool collisions = true;

@@ -80,11 +80,18 @@ public:
     }
 
     // seed 000, "gravity": V += tau * F / m with F = m g.
-    // Soft contact applies gravity in its sub-steps instead (soft_contacts).
+    // Soft contact applies gravity in its sub-steps instead (soft_contacts). A hand that pushes
+    // or pulls adds its velocity change (solvers/common/hands.hpp) in either case.
     void forces(const Config& c) {
+        auto vel = vel_.view();
+        if (c.hand.on) {
+            auto pos = pos_.cview();
+            const HandForce<dvec2> hand = c.hand;
+            const double tau = c.tau;
+            exec_.parallel_for(size(), FS_LAMBDA(int i) { vel[i] += hand.dv(pos[i], vel[i], tau); });
+        }
         if (c.contact == kSoft && c.collisions) return;
         const dvec2 dv = c.tau * c.gravity;
-        auto vel = vel_.view();
         exec_.parallel_for(size(), FS_LAMBDA(int i) { vel[i] += dv; });
     }
 

@@ -46,6 +46,8 @@ EulerSolver::EulerSolver(Backend backend) : EngineSolver(backend) {
                 "The step of semi-explicit Euler: V += tau F/m, x += tau V (particle tutorial).", 1e-7, 0.1},
                &s_.tau);
     add_gravity(&s_.gravity, s_.gravity_direction, 2, " (tutorial: 9.81)");
+    hands_.strength = 50.0;
+    add_hands(&hands_, kHandPushPull);
     r.add_choice({"boundary", "Boundary", "Borders", "",
                   "walls: bounce on the borders of the unit square (particle tutorial, bounce_on_borders); "
                   "periodic: leave on one side, enter on the other, collide across borders "
@@ -134,6 +136,7 @@ Config EulerSolver::config() const {
     Config c;
     c.tau = s_.tau;
     c.gravity = gravity_vector<2>(s_.gravity, s_.gravity_direction);
+    c.hand = hand_force<dvec2>(hand_, hands_);
     c.boundary = s_.boundary;
     c.wall_damping = s_.wall_damping;
     c.collisions = s_.collisions;

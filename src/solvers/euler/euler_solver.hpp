@@ -45,6 +45,8 @@ public:
     const std::vector<StageInfo>& stages() const override;
     std::vector<FieldInfo> fields() const override;
     void read_field(std::string_view name, std::vector<double>& out) const override;
+    // Hands (core/hands.hpp): push and pull.
+    unsigned hand_tools() const override { return kHandPushPull; }
     double particle_radius() const override { return 0.5 * s_.collision_distance; }
     void domain(double lo[3], double hi[3]) const override {
         for (int k = 0; k < 3; ++k) {
@@ -74,6 +76,7 @@ private:
     void report(const Sums& s, Stats& out) const;
 
     Settings s_;
+    HandSettings hands_;
     // From the last step's sums: the soft contact's sub-step and skin depend on them.
     double min_mass_ = 1.0;
     double max_speed_ = 0.0;

@@ -17,6 +17,7 @@
 #include "core/buffer.hpp"
 #include "core/hd.hpp"
 #include "solvers/common/grid2d.hpp"
+#include "solvers/common/hands.hpp"
 
 namespace fs::ot {
 
@@ -34,6 +35,7 @@ struct Config {
     dvec2 lo{0.0, 0.0}, hi{1.0, 1.0};  // the box
     double dt = 0.005;
     dvec2 gravity{0.0, -9.81};
+    HandForce<dvec2> hand;  // push and pull (core/hands.hpp)
     double epsilon = 0.01;    // the scheme's stiffness time (s): a cell's centroid pulls its particle at 1/eps^2
     double rho_min = 1.0;     // the lightest fluid's density (kg/m^2): accelerations scale with rho_min / rho_i
     double weight_max = 0.0;  // the largest weight (the security radius needs it)

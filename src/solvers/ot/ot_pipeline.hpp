@@ -104,8 +104,19 @@ public:
     // the Voronoi-mesh schemes of Springel 2010, sec. 3), with mu_ij = nu (rho_i + rho_j) / 2, so
     // the forces of a pair are equal and opposite and momentum is kept. Explicit (the solver
     // refuses a viscosity whose nu dt is too large for that, at reset).
-    // Gravity acts per mass as g (1 - rho_ref / rho_i) (Config::rho_ref).
+    // Gravity acts per mass as g (1 - rho_ref / rho_i) (Config::rho_ref). A hand that pushes or
+    // pulls adds its velocity change afterwards (solvers/common/hands.hpp).
     void forces(const Config& c) {
+        gravity_and_viscosity(c);
+        if (!c.hand.on) return;
+        auto vel = vel_.view();
+        auto pos = pos_.cview();
+        const HandForce<dvec2> hand = c.hand;
+        const double dt = c.dt;
+        exec_.parallel_for(size(), FS_LAMBDA(int i) { vel[i] += hand.dv(pos[i], vel[i], dt); });
+    }
+
+    void gravity_and_viscosity(const Config& c) {
         const dvec2 dv = c.dt * c.gravity;
         const double rho_ref = c.rho_ref;
         auto vel = vel_.view();

@@ -57,6 +57,8 @@ OtSolver::OtSolver(Backend backend) : EngineSolver(backend) {
                 1e-5, 0.1},
                &s_.dt);
     add_gravity(&s_.gravity, s_.gravity_direction, 2);
+    hands_.strength = 200.0;
+    add_hands(&hands_, kHandPushPull);
     r.add_real({"epsilon", "Epsilon", "Transport", "s",
                 "The scheme's stiffness: a cell's centroid pulls its particle with (c - x) / eps^2 (for the "
                 "lightest liquid; heavier ones by rho_min / rho). Smaller is more incompressible; dt must stay "
@@ -142,6 +144,7 @@ Config OtSolver::config() const {
     c.hi = dvec2(s_.box_size[0], s_.box_size[1]);
     c.dt = s_.dt;
     c.gravity = gravity_vector<2>(s_.gravity, s_.gravity_direction);
+    c.hand = hand_force<dvec2>(hand_, hands_);
     c.epsilon = s_.epsilon;
     c.rho_min = rho_min_;
     c.rho_ref = rho_ref_;

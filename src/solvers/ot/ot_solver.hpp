@@ -47,6 +47,8 @@ public:
     const std::vector<StageInfo>& stages() const override;
     std::vector<FieldInfo> fields() const override;
     void read_field(std::string_view name, std::vector<double>& out) const override;
+    // Hands (core/hands.hpp): push and pull.
+    unsigned hand_tools() const override { return kHandPushPull; }
     double particle_radius() const override;
     void domain(double lo[3], double hi[3]) const override {
         lo[0] = lo[1] = lo[2] = 0.0;
@@ -77,6 +79,7 @@ private:
     void start_run();
     HostState bent(HostState flat) const;
     Settings s_;
+    HandSettings hands_;
     double rho_min_ = 1.0;
     double rho_ref_ = 0.0;
     double mode_flat_ = 0.0;  // the Rayleigh-Taylor mode's sum for the settled, flat interface

@@ -495,7 +495,10 @@ void SphSolver::report(const Sums& s, Stats& out) const {
     out.set("front_x", s.front_x > -1e300 ? s.front_x : 0.0);
     out.set_count("n_fluid", s.fluid);
     out.set_count("poured", hands_.poured);
-    if (s_.barrier_length > 0) out.set("barrier_angle", s_.barrier_angle);
+    if (s_.barrier_length > 0) {
+        out.set("barrier_angle", s_.barrier_angle);
+        out.set("barrier_center", std::vector<double>{barrier_pos_.x, barrier_pos_.y});  // where hands left it
+    }
 }
 
 }  // namespace fs::sph
