@@ -22,6 +22,7 @@ constexpr Entry kScales[] = {
     {"step_ms", "ms", 0.01, false},
     {"dt", "s", 1e-9, false},
     {"n_particles", "", 1, true},
+    {"poured", "", 1, true},  // hands: particles a pour added (sph, flip)
     // euler
     {"collisions", "", 1, true},
     {"contacts", "", 1, true},

@@ -12,12 +12,15 @@
 
 namespace fs::flip {
 
-// seed 001's pipeline, in order; gravity acts on the grid after the particle-to-grid transfer
-// (before it, the transfer would overwrite it), and the particles move last, through the
-// velocity the step has just made divergence-free (Bridson 2015, 7.1), which the grid schemes
-// of `advection` read; seed 001 lists advection first.
+// The hands first (past seed 001: the obstacles a hand drags move and push the particles they
+// now cover out, and poured particles join, so the grid stages see the step's bodies and
+// particles), then seed 001's pipeline, in order; gravity acts on the grid after the
+// particle-to-grid transfer (before it, the transfer would overwrite it), and the particles move
+// last, through the velocity the step has just made divergence-free (Bridson 2015, 7.1), which
+// the grid schemes of `advection` read; seed 001 lists advection first.
 enum Stage : int {
-    kP2G = 0,
+    kHands = 0,
+    kP2G,
     kBodyForces,
     kOccupancy,
     kDivergence,
@@ -68,6 +71,12 @@ public:
     // A particle field where it lies (Solver::field_view); nullopt for fields it does not hold.
     virtual std::optional<FieldView> view(std::string_view name) const = 0;
     virtual void run_stage(int stage, const Config& c, const PressureSettings& ps) = 0;
+    // Pouring: the particles now in each cell of the block of `n` cells from cell `lo` (x
+    // fastest), and new particles appended at the end of the arrays (ids continue from the
+    // largest; APIC's vectors, when carried, start at c = 0). Neither moves the whole state
+    // through the host.
+    virtual std::vector<int> particles_in_block(const MacGrid& g, ivec3 lo, ivec3 n) = 0;
+    virtual void append(const std::vector<dvec3>& pos, const std::vector<dvec3>& vel) = 0;
     virtual Sums sums() = 0;
     virtual StepReport report(const Config& c) = 0;
     // Host copies of the grid (tests): a velocity component's faces after the last stage that

@@ -10,6 +10,7 @@
 #include "core/buffer.hpp"
 #include "core/hd.hpp"
 #include "core/reduce_ops.hpp"
+#include "solvers/common/hands.hpp"
 #include "solvers/flip/mac_grid.hpp"
 
 namespace fs::flip {
@@ -237,9 +238,9 @@ FS_HDI double divergence_at(const MacGrid& g, View<const unsigned char> type, Vi
 }
 
 // What the pressure gradient does at a face (seed 001, Gradient Operator): a face touching a
-// solid takes the solid's velocity (kSolidFace); a face with air on both sides is left alone
-// (kAirFace); otherwise the gradient is dp / dx with dp = p_hi - p_lo, p = 0 in air
-// (kFluidFace). p is read on fluid cells only.
+// solid takes the solid's velocity (kSolidFace; solid_face_velocity); a face with air on both
+// sides is left alone (kAirFace); otherwise the gradient is dp / dx with dp = p_hi - p_lo, p = 0
+// in air (kFluidFace). p is read on fluid cells only.
 enum FaceKind : int { kSolidFace = 0, kAirFace = 1, kFluidFace = 2 };
 struct FacePressure {
     int kind = kAirFace;
@@ -325,10 +326,14 @@ struct Config {
     int weights = kLinear;
     int scheme = kPicFlip;
     int advection = kForwardEuler;
-    // A static box obstacle (empty when hi <= lo) and a sphere (radius 0: none), in metres.
+    // A box obstacle (empty when hi <= lo) and a sphere (radius 0: none), in metres, where they
+    // are in this step, and their velocities over it (a hand drags them; 0 otherwise).
     dvec3 box_lo{0.0}, box_hi{0.0};
     dvec3 sphere_center{0.0};
     double sphere_radius = 0.0;
+    dvec3 box_velocity{0.0}, sphere_velocity{0.0};
+    // Push and pull (solvers/common/hands.hpp): off unless a hand pushes or pulls.
+    HandForce<dvec3> hand;
 };
 
 FS_HDI bool in_box(const Config& c, dvec3 x) {
@@ -340,8 +345,30 @@ FS_HDI bool in_sphere(const Config& c, dvec3 x) {
     return c.sphere_radius > 0.0 && d.x * d.x + d.y * d.y + d.z * d.z < c.sphere_radius * c.sphere_radius;
 }
 
+// The velocity component (along the faces' axis) of the solid at a face that touches one
+// (kSolidFace): the domain's walls stand still, 0; an obstacle's cell (the occupancy stage's
+// test of its centre, box before sphere) gives that obstacle's velocity. seed 001, Gradient
+// Operator: "set the velocity component at that face to the solid velocity"; Bridson, Fluid
+// Simulation for Computer Graphics, 2nd ed., 5.1: u_face = u_solid for moving solids, so the
+// divergence the projection removes counts the flux the solid pushes into the fluid.
+FS_HDI double solid_face_velocity(const Config& c, const Faces& faces, ivec3 hi) {
+    const MacGrid& g = c.grid;
+    const ivec3 lo = faces.lower_cell(hi);
+    if (!g.inside(lo.x, lo.y, lo.z) || !g.inside(hi.x, hi.y, hi.z)) return 0.0;
+    const ivec3 sides[2] = {hi, lo};
+    for (const ivec3 q : sides) {
+        const dvec3 centre = g.cell_center(q.x, q.y, q.z);
+        if (in_box(c, centre)) return c.box_velocity[faces.axis];
+        if (in_sphere(c, centre)) return c.sphere_velocity[faces.axis];
+    }
+    return 0.0;
+}
+
 // Particles never leave the domain or enter solids: a particle found outside is put back on the
-// nearest boundary, and the component of its velocity into the solid is removed.
+// nearest boundary, and the component of its velocity into the solid, relative to the solid's
+// velocity, is removed (Bridson 2015, 5.1: the normal velocity of fluid and solid agree at
+// the boundary; the fluid may slide along it and leave it). A moving obstacle that has come
+// over a particle pushes it out the same way.
 FS_HDI void keep_out_of_solids(const Config& c, dvec3& x, dvec3& v) {
     const MacGrid& g = c.grid;
     const double eps = 1e-6 * g.dx;
@@ -356,24 +383,32 @@ FS_HDI void keep_out_of_solids(const Config& c, dvec3& x, dvec3& v) {
             if (v[a] > 0) v[a] = 0;
         }
     }
-    if (in_box(c, x)) {  // out through the nearest face
+    if (in_box(c, x)) {  // out through the nearest face that does not lie on the domain's walls
         int best = 0;
         double dist = 1e300, target = 0.0;
         for (int a = 0; a < 3; ++a) {
-            if (x[a] - c.box_lo[a] < dist) { dist = x[a] - c.box_lo[a]; best = a; target = c.box_lo[a] - eps; }
-            if (c.box_hi[a] - x[a] < dist) { dist = c.box_hi[a] - x[a]; best = a; target = c.box_hi[a] + eps; }
+            // A face at a wall leads out of the domain: only when every face does (a box
+            // filling the domain) is one of those taken.
+            const double dl = x[a] - c.box_lo[a] + (c.box_lo[a] - eps >= lo[a] ? 0.0 : 1e200);
+            const double dh = c.box_hi[a] - x[a] + (c.box_hi[a] + eps <= hi[a] ? 0.0 : 1e200);
+            if (dl < dist) { dist = dl; best = a; target = c.box_lo[a] - eps; }
+            if (dh < dist) { dist = dh; best = a; target = c.box_hi[a] + eps; }
         }
         const bool upper = target > x[best];
         x[best] = target;
-        if (upper ? v[best] < 0 : v[best] > 0) v[best] = 0;
+        const double rel = v[best] - c.box_velocity[best];
+        if (upper ? rel < 0 : rel > 0) v[best] = c.box_velocity[best];
     }
     if (in_sphere(c, x)) {
         dvec3 n = x - c.sphere_center;
         const double len = std::sqrt(n.x * n.x + n.y * n.y + n.z * n.z);
         n = len > 0 ? n / len : dvec3(0, 1, 0);
         x = c.sphere_center + (c.sphere_radius + eps) * n;
-        const double vn = v.x * n.x + v.y * n.y + v.z * n.z;
+        const dvec3 rel = v - c.sphere_velocity;
+        const double vn = rel.x * n.x + rel.y * n.y + rel.z * n.z;
         if (vn < 0) v -= vn * n;
+        // A sphere against a wall pushes out towards it: back into the domain.
+        for (int a = 0; a < 3; ++a) x[a] = x[a] < lo[a] ? lo[a] : (x[a] > hi[a] ? hi[a] : x[a]);
     }
 }
 

@@ -74,6 +74,7 @@ public:
     void run_stage(int stage, const Config& c, const PressureSettings& ps) override {
         ensure_grid(c.grid);
         switch (stage) {
+            case kHands: hands(c); break;
             case kAdvect: advect(c); break;
             case kP2G: p2g(c); break;
             case kBodyForces: body_forces(c); break;
@@ -126,7 +127,63 @@ public:
         }
     }
 
-    // seed 001, Advection: x += dt v (forward Euler), then out of the walls and obstacles.
+    // The hands stage's part on the particles: an obstacle a hand drags has moved (FlipSolver
+    // moved it; c has it where it is now) and pushes the particles it has come over out, with
+    // its velocity (keep_out_of_solids). Nothing to do while no obstacle moves; pouring appends
+    // through append().
+    void hands(const Config& c) {
+        const dvec3 vb = c.box_velocity, vs = c.sphere_velocity;
+        if (vb == dvec3(0.0) && vs == dvec3(0.0)) return;
+        auto pos = pos_.view();
+        auto vel = vel_.view();
+        const Config cfg = c;
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            dvec3 x = pos[i], v = vel[i];
+            keep_out_of_solids(cfg, x, v);
+            pos[i] = x;
+            vel[i] = v;
+        });
+    }
+
+    std::vector<int> particles_in_block(const MacGrid& mac, ivec3 lo, ivec3 n) override {
+        const MacGrid g = mac;  // by value into the kernel
+        const int cells = n.x * n.y * n.z;
+        auto count = block_count_.resized(static_cast<std::size_t>(cells > 0 ? cells : 0));
+        if (cells <= 0) return {};
+        exec_.parallel_for(cells, FS_LAMBDA(int b) { count[b] = 0; });
+        auto pos = pos_.cview();
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            const ivec3 q = g.cell_coords(cell_index(g, pos[i])) - lo;
+            if (q.x >= 0 && q.y >= 0 && q.z >= 0 && q.x < n.x && q.y < n.y && q.z < n.z)
+                atomic_add(&count[q.x + n.x * (q.y + n.y * q.z)], 1);  // integers: any order, same sum
+        });
+        return block_count_.to_vector();
+    }
+
+    // Grows the particle arrays (Buffer::resize keeps what they hold) and copies the new
+    // particles into their tails; the ids continue from the largest one.
+    void append(const std::vector<dvec3>& pos, const std::vector<dvec3>& vel) override {
+        const std::size_t n0 = pos_.size(), k = pos.size();
+        if (k == 0) return;
+        auto id = id_.cview();
+        const int largest =
+            exec_.transform_reduce(size(), -1, FS_LAMBDA(int i) { return id[i]; }, MaxOp{});
+        std::vector<int> ids(k);
+        for (std::size_t m = 0; m < k; ++m) ids[m] = largest + 1 + static_cast<int>(m);
+        const bool apic = n0 > 0 && affine_[0].size() == n0;
+        pos_.resize(n0 + k);
+        vel_.resize(n0 + k);
+        id_.resize(n0 + k);
+        mem_copy(pos_.data() + n0, kSpace, pos.data(), MemorySpace::Host, k * sizeof(dvec3));
+        mem_copy(vel_.data() + n0, kSpace, vel.data(), MemorySpace::Host, k * sizeof(dvec3));
+        mem_copy(id_.data() + n0, kSpace, ids.data(), MemorySpace::Host, k * sizeof(int));
+        for (auto& b : affine_) {
+            if (!apic) continue;
+            b.resize(n0 + k);
+            mem_zero(b.data() + n0, kSpace, k * sizeof(dvec3));
+        }
+    }
+
     // seed 001, Advection: x += dt v with the particle's velocity (forward Euler), or through
     // the grid's velocity u, divergence-free since the pressure gradient (Bridson 2015, 3.1: a
     // particle moved by forward Euler in a rotating flow spirals outward, and particles crowd
@@ -300,15 +357,29 @@ public:
         });
     }
 
-    // seed 001, Body Force: u += dt g on the grid (direction turned by W/A/S/D).
+    // seed 001, Body Force: u += dt g on the grid (direction turned by W/A/S/D); then a pushing
+    // or pulling hand: each face with a value, at its position x, gets its axis's component of
+    // HandForce::dv(x, u e_a, dt) (solvers/common/hands.hpp), the face's own component standing
+    // for the velocity its damping acts on.
     void body_forces(const Config& c) {
+        const MacGrid g = c.grid;
+        const HandForce<dvec3> hand = c.hand;
+        const double dt = c.dt;
         for (int a = 0; a < 3; ++a) {
             const double dv = c.dt * c.gravity[a];
-            if (dv == 0.0) continue;
+            if (dv == 0.0 && !hand.on) continue;
+            const Faces faces = Faces::of(g, a);
             auto u = face_[a].view();
             auto valid = valid_[a].cview();
             exec_.parallel_for(u.size, FS_LAMBDA(int f) {
-                if (valid[f]) u[f] += dv;
+                if (!valid[f]) return;
+                u[f] += dv;
+                if (hand.on) {
+                    const dvec3 x = g.origin + g.dx * faces.position(faces.coords(f));
+                    dvec3 along(0.0);
+                    along[faces.axis] = u[f];
+                    u[f] += hand.dv(x, along, dt)[faces.axis];
+                }
             });
         }
     }
@@ -334,10 +405,12 @@ public:
         });
     }
 
-    // Faces touching a solid (or the domain walls) take the solid's velocity, 0 (seed 001,
-    // Gradient Operator: "set the velocity component at that face to the solid velocity").
+    // Faces touching a solid take the solid's velocity: 0 at the domain's walls, an obstacle's
+    // own where a hand drags it (solid_face_velocity; seed 001, Gradient Operator: "set the
+    // velocity component at that face to the solid velocity").
     void enforce_solid_faces(const Config& c) {
         const MacGrid g = c.grid;
+        const Config cfg = c;
         auto type = type_.cview();
         for (int a = 0; a < 3; ++a) {
             const Faces faces = Faces::of(g, a);
@@ -346,7 +419,7 @@ public:
             exec_.parallel_for(faces.count(), FS_LAMBDA(int f) {
                 const ivec3 hi = faces.coords(f), lo = faces.lower_cell(hi);
                 if (cell_type(g, type, lo.x, lo.y, lo.z) == kSolid || cell_type(g, type, hi.x, hi.y, hi.z) == kSolid) {
-                    u[f] = 0.0;
+                    u[f] = solid_face_velocity(cfg, faces, hi);
                     valid[f] = 1;
                 }
             });
@@ -393,9 +466,11 @@ public:
     }
 
     // seed 001, Gradient Operator: u -= (dt / rho) (p_right - p_left) / dx on faces next to
-    // fluid (p = 0 in air); faces touching a solid keep the solid's velocity (face_pressure).
+    // fluid (p = 0 in air); faces touching a solid keep the solid's velocity (face_pressure,
+    // solid_face_velocity).
     void pressure_gradient(const Config& c) {
         const MacGrid g = c.grid;
+        const Config cfg = c;
         auto type = type_.cview();
         auto p = pressure_.cview();
         const double k = c.dt / (c.density * g.dx);
@@ -406,7 +481,7 @@ public:
             exec_.parallel_for(faces.count(), FS_LAMBDA(int f) {
                 const FacePressure fp = face_pressure(g, faces, type, p, f);
                 if (fp.kind == kSolidFace) {
-                    u[f] = 0.0;
+                    u[f] = solid_face_velocity(cfg, faces, faces.coords(f));
                 } else if (fp.kind == kFluidFace) {
                     u[f] -= k * fp.dp;
                     valid[f] = 1;
@@ -538,8 +613,9 @@ public:
         settings.measure_residual = false;
         const auto r = solver_.solve(exec_, g, type, rhs_.cview(), correction_q_.view(), settings);
         correction_iterations_ = r.iterations;
-        // d = -grad q on the faces next to fluid; 0 on faces touching a solid and between two air
-        // cells (G2P reads d with the velocity's faces and weights).
+        // d = -grad q on the faces next to fluid; 0 on faces touching a solid, moving or not (no
+        // flux through solids: the correction moves particles, never into a body), and between
+        // two air cells (G2P reads d with the velocity's faces and weights).
         auto q = correction_q_.cview();
         for (int a = 0; a < 3; ++a) {
             const Faces faces = Faces::of(g, a);
@@ -622,6 +698,7 @@ private:
     Buffer<int> count_{kSpace};  // particles per cell, from occupancy
     Buffer<double> pressure_{kSpace}, div_{kSpace}, div_after_{kSpace}, rhs_{kSpace};
     mutable Buffer<double> ppress_{kSpace};  // particle_pressure()
+    Buffer<int> block_count_{kSpace};        // particles_in_block()
     Buffer<double> face_[3] = {Buffer<double>{kSpace}, Buffer<double>{kSpace}, Buffer<double>{kSpace}};
     Buffer<double> old_[3] = {Buffer<double>{kSpace}, Buffer<double>{kSpace}, Buffer<double>{kSpace}};
     Buffer<unsigned char> valid_[3] = {Buffer<unsigned char>{kSpace}, Buffer<unsigned char>{kSpace},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <string>
 
@@ -31,10 +32,11 @@ FlipSolver::FlipSolver(Backend backend) : EngineSolver(backend) {
     r.add_real({"jitter", "Jitter", "Scene", "", "Random offset of seeded particles, in sub-cells.", 0, 1, false, true},
                &s_.jitter);
     add_seed(&s_.seed, "Scene", "the jitter");
-    r.add_vec({"obstacle_box", "Obstacle box", "Scene", "m", "A static solid box (empty when x1 <= x0).", -100, 100},
+    r.add_vec({"obstacle_box", "Obstacle box", "Scene", "m",
+               "A solid box (empty when x1 <= x0), where Reset puts it; a hand can drag it.", -100, 100},
               s_.obstacle_box, 6);
-    r.add_vec({"obstacle_sphere", "Obstacle sphere", "Scene", "m", "Centre and radius of a static solid sphere "
-               "(radius 0: none).", -100, 100},
+    r.add_vec({"obstacle_sphere", "Obstacle sphere", "Scene", "m", "Centre and radius of a solid sphere "
+               "(radius 0: none), where Reset puts it; a hand can drag it.", -100, 100},
               s_.obstacle_sphere, 4);
     r.add_choice({"transfer_scheme", "Transfer scheme", "Transfer", "",
                   "pic_flip: particles carry a velocity, G2P blends PIC and FLIP by flip_ratio (PIC-FLIP assignment); "
@@ -91,6 +93,14 @@ FlipSolver::FlipSolver(Backend backend) : EngineSolver(backend) {
                 0.05, 5},
                &s_.cfl);
     r.add_real({"max_dt", "Largest time step", "Time", "s", "Upper bound of dt.", 1e-6, 0.1}, &s_.max_dt);
+    // The hands at the scale of the default tank (1 m, 40 cells): a cursor's circle of about six
+    // cells, a push of about three g at the ray, and a second's pour of 20000 particles (2500
+    // cells at 8 a cell, about a litre and a half at that resolution).
+    hands_.radius = 0.08;
+    hands_.strength = 200.0;  // about 20 g, as for the other liquids: a push digs a dent deeper than its radius
+    hands_.drag_speed = 1.0;
+    hands_.pour_rate = 20000.0;
+    add_hands(&hands_, hand_tools());
     r.add_real({"time_step", "Time step", "Diagnostics", "s", "dt of the last step.", 0, 1e300, true},
                &s_.time_step);
     r.add_int({"pressure_iterations_used", "Pressure iterations", "Diagnostics", "", "Of the last solve.", 0, 9e15,
@@ -103,8 +113,13 @@ FlipSolver::FlipSolver(Backend backend) : EngineSolver(backend) {
 
 const std::vector<StageInfo>& FlipSolver::stages() const {
     static const std::vector<StageInfo> kStages = {
+        {"hands", "a dragged obstacle moves toward the cursor by at most drag_speed dt, a moving boundary for the "
+                  "step (Bridson 2015, 5.1), and pushes the particles it covers out; pouring seeds the "
+                  "particles_per_cell lattice (as the PIC-FLIP assignment seeds fluid cells) in the empty cells within "
+                  "the hand's radius"},
         {"p2g", "PIC-FLIP assignment, Particle-to-Grid (APIC: v_p + C_p (x_face - x_p), Jiang et al. 2015)"},
-        {"body_forces", "PIC-FLIP assignment, Body Force: u += dt g on the grid"},
+        {"body_forces", "PIC-FLIP assignment, Body Force: u += dt g on the grid; a pushing or pulling hand's force on "
+                        "the faces within its radius (after Lague 2023, solvers/common/hands.hpp)"},
         {"occupancy", "PIC-FLIP assignment: fluid / air / solid per cell"},
         {"divergence", "PIC-FLIP assignment, Divergence Operator"},
         {"pressure_solve", "PIC-FLIP assignment, Pressure Projection: A p = -(rho dx^2/dt) div"},
@@ -171,16 +186,37 @@ void FlipSolver::domain(double lo[3], double hi[3]) const {
     hi[2] = g.nz * g.dx;
 }
 
+FlipSolver::Bodies FlipSolver::bodies_now() const {
+    Bodies b = bodies_;
+    if (!std::equal(s_.obstacle_box, s_.obstacle_box + 6, b.placed_box)) {
+        std::copy(s_.obstacle_box, s_.obstacle_box + 6, b.box);
+        std::copy(s_.obstacle_box, s_.obstacle_box + 6, b.placed_box);
+        b.box_velocity = dvec3(0.0);
+    }
+    if (!std::equal(s_.obstacle_sphere, s_.obstacle_sphere + 3, b.placed_sphere)) {
+        std::copy(s_.obstacle_sphere, s_.obstacle_sphere + 3, b.sphere);
+        std::copy(s_.obstacle_sphere, s_.obstacle_sphere + 3, b.placed_sphere);
+        b.sphere_velocity = dvec3(0.0);
+    }
+    return b;
+}
+
+bool FlipSolver::has_box(const Bodies& b) const {
+    return b.box[3] > b.box[0] && b.box[4] > b.box[1] && b.box[5] > b.box[2];
+}
+
 std::vector<Obstacle> FlipSolver::obstacles() const {
     std::vector<Obstacle> out;
-    const double* b = s_.obstacle_box;
-    if (b[3] > b[0] && b[4] > b[1] && b[5] > b[2]) {
+    const Bodies b = bodies_now();
+    if (has_box(b)) {
         Obstacle o;
         o.shape = Obstacle::Shape::Box;
         o.name = "box";
+        o.draggable = true;
         for (int k = 0; k < 3; ++k) {
-            o.lo[k] = b[k];
-            o.hi[k] = b[k + 3];
+            o.lo[k] = b.box[k];
+            o.hi[k] = b.box[k + 3];
+            o.anchor[k] = 0.5 * (b.box[k] + b.box[k + 3]);
         }
         out.push_back(o);
     }
@@ -188,11 +224,20 @@ std::vector<Obstacle> FlipSolver::obstacles() const {
         Obstacle o;
         o.shape = Obstacle::Shape::Sphere;
         o.name = "sphere";
-        for (int k = 0; k < 3; ++k) o.center[k] = s_.obstacle_sphere[k];
+        o.draggable = true;
+        for (int k = 0; k < 3; ++k) o.center[k] = o.anchor[k] = b.sphere[k];
         o.radius = s_.obstacle_sphere[3];
         out.push_back(o);
     }
     return out;
+}
+
+void FlipSolver::keep_body_poses() {
+    bodies_ = bodies_now();
+    std::copy(bodies_.box, bodies_.box + 6, s_.obstacle_box);
+    std::copy(bodies_.box, bodies_.box + 6, bodies_.placed_box);
+    std::copy(bodies_.sphere, bodies_.sphere + 3, s_.obstacle_sphere);
+    std::copy(bodies_.sphere, bodies_.sphere + 3, bodies_.placed_sphere);
 }
 
 // The cells as the last occupancy stage classified them (the window's cell overlay).
@@ -221,13 +266,16 @@ Config FlipSolver::config() const {
     c.weights = s_.transfer;
     c.scheme = s_.transfer_scheme;
     c.advection = s_.advection;
-    const double* b = s_.obstacle_box;
-    if (b[3] > b[0] && b[4] > b[1] && b[5] > b[2]) {
-        c.box_lo = dvec3(b[0], b[1], b[2]);
-        c.box_hi = dvec3(b[3], b[4], b[5]);
+    const Bodies b = bodies_now();
+    if (has_box(b)) {
+        c.box_lo = dvec3(b.box[0], b.box[1], b.box[2]);
+        c.box_hi = dvec3(b.box[3], b.box[4], b.box[5]);
+        c.box_velocity = b.box_velocity;
     }
-    c.sphere_center = dvec3(s_.obstacle_sphere[0], s_.obstacle_sphere[1], s_.obstacle_sphere[2]);
+    c.sphere_center = dvec3(b.sphere[0], b.sphere[1], b.sphere[2]);
     c.sphere_radius = s_.obstacle_sphere[3];
+    if (c.sphere_radius > 0) c.sphere_velocity = b.sphere_velocity;
+    c.hand = hand_force<dvec3>(hand(), hands_);
     return c;
 }
 
@@ -263,6 +311,11 @@ void FlipSolver::do_reset() {
     if (8.0 * g.nx * g.ny * g.nz > 2147483647.0)
         throw ParamError("resolution: a " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" +
                          std::to_string(g.nz) + " grid has more than 2^28 cells, the most the solver indexes");
+    bodies_ = Bodies{};
+    std::copy(s_.obstacle_box, s_.obstacle_box + 6, bodies_.box);
+    std::copy(s_.obstacle_box, s_.obstacle_box + 6, bodies_.placed_box);
+    std::copy(s_.obstacle_sphere, s_.obstacle_sphere + 3, bodies_.sphere);
+    std::copy(s_.obstacle_sphere, s_.obstacle_sphere + 3, bodies_.placed_sphere);
     const Config c = config();
     HostState h;
     std::mt19937_64 rng(static_cast<std::uint64_t>(s_.seed));
@@ -287,7 +340,20 @@ void FlipSolver::do_reset() {
     if (h.pos.empty())
         throw ParamError("fluid_box: no particle is seeded (the block must overlap the box and miss the obstacles)");
     last_max_speed_ = 0.0;
+    hands_.poured = 0;
+    pour_carry_ = 0.0;
+    initial_particles_ = static_cast<long long>(h.pos.size());
     set_state(h);
+}
+
+// A pour grows the particle arrays up to max_particles: a budget beyond what memory holds is
+// refused here, before the pour would fail to grow them (do_reset's estimate, per cell and per
+// particle). The default budget, twice the seeded particles, is about what do_reset checked.
+void FlipSolver::check_params() const {
+    if (hands_.max_particles <= 0) return;
+    const MacGrid g = grid();
+    check_memory("max_particles", std::to_string(hands_.max_particles) + " particles",
+                 216.0 * g.nx * g.ny * g.nz + 272.0 * static_cast<double>(hands_.max_particles), backend());
 }
 
 // The particles' motion; a particle's mass is the density times its share of a cell.
@@ -302,15 +368,178 @@ void FlipSolver::report_motion(const Sums& s, Stats& out) const {
 void FlipSolver::initial_stats(Stats& out) { report_motion(engine_->sums(), out); }
 
 void FlipSolver::run_stage(int index) {
-    if (index == 0) {
+    if (index == kHands) {
         // A CFL number bounds how many cells a particle crosses in a step: dt = cfl dx / speed,
         // with the speed of the last step plus what gravity adds in one (so a fluid at rest
-        // does not take one giant step).
+        // does not take one giant step); a dragged body or a pour may be faster than the liquid.
         const MacGrid g = grid();
-        const double speed = last_max_speed_ + std::sqrt(s_.gravity * g.dx);
+        double fastest = last_max_speed_;
+        if (hand().tool == Hand::Tool::Drag) fastest = std::max(fastest, hands_.drag_speed);
+        if (hand().tool == Hand::Tool::Pour) fastest = std::max(fastest, hands_.pour_speed);
+        const double speed = fastest + std::sqrt(s_.gravity * g.dx);
         dt_ = std::min(s_.max_dt, s_.cfl * g.dx / std::max(speed, 1e-12));
+        move_bodies();
+        engine_->run_stage(index, config(), pressure_settings());
+        pour();
+        return;
     }
     engine_->run_stage(index, config(), pressure_settings());
+}
+
+// A dragged obstacle's anchor (the box's or the sphere's centre) moves toward the hand's target
+// by drag_velocity (at most drag_speed dt), clamped so that the body stays in the domain (or, if
+// the scene put it partly outside, gets no further out); its velocity for the step is the move
+// over dt, 0 for a body no hand holds.
+void FlipSolver::move_bodies() {
+    Bodies b = bodies_now();
+    b.box_velocity = dvec3(0.0);
+    b.sphere_velocity = dvec3(0.0);
+    const MacGrid g = grid();
+    const dvec3 lo_wall = g.origin, hi_wall = g.origin + g.dx * dvec3(g.nx, g.ny, g.nz);
+    // The displacement of the point `at`, which may lie in [lo, hi] (widened to keep `at`).
+    auto shift = [&](double at, double v, double lo, double hi) {
+        const double to = std::clamp(at + v * dt_, std::min(lo, at), std::max(hi, at));
+        return to - at;
+    };
+    int body = 0;
+    if (has_box(b)) {
+        const dvec3 lo(b.box[0], b.box[1], b.box[2]), hi(b.box[3], b.box[4], b.box[5]);
+        const dvec3 v = drag_velocity<dvec3>(hand(), body, 0.5 * (lo + hi), hands_.drag_speed, dt_);
+        if (v != dvec3(0.0))
+            for (int a = 0; a < 3; ++a) {
+                const double d = shift(lo[a], v[a], lo_wall[a], hi_wall[a] - (hi[a] - lo[a]));
+                b.box[a] = lo[a] + d;
+                b.box[a + 3] = hi[a] + d;
+                b.box_velocity[a] = d / dt_;
+            }
+        ++body;
+    }
+    const double r = s_.obstacle_sphere[3];
+    if (r > 0) {
+        const dvec3 centre(b.sphere[0], b.sphere[1], b.sphere[2]);
+        const dvec3 v = drag_velocity<dvec3>(hand(), body, centre, hands_.drag_speed, dt_);
+        if (v != dvec3(0.0))
+            for (int a = 0; a < 3; ++a) {
+                const double d = shift(centre[a], v[a], lo_wall[a] + r, hi_wall[a] - r);
+                b.sphere[a] = centre[a] + d;
+                b.sphere_velocity[a] = d / dt_;
+            }
+    }
+    bodies_ = b;
+}
+
+namespace {
+
+// SplitMix64's finaliser (Steele, Lea and Flood 2014): a well-mixed 64-bit seed for the pour's
+// jitter from the scene's seed and the particles poured so far.
+std::uint64_t mix64(std::uint64_t z) {
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+}  // namespace
+
+// Pouring: rate dt particles a step (the fraction carried on), at most up to the particle
+// budget, placed like the seeded ones (the particles_per_cell lattice, jittered) at the lattice
+// points within the hand's radius of its point that lie in cells inside the domain holding no
+// particle and no obstacle (so new liquid never overlaps liquid or a body), nearest the point
+// first, moving at pour_speed along gravity. The jitter's random numbers are drawn from the seed
+// and the count poured so far: the same particles on every run, thread count and backend.
+void FlipSolver::pour() {
+    if (hand().tool != Hand::Tool::Pour || !(hands_.pour_rate > 0.0)) {
+        pour_carry_ = 0.0;
+        return;
+    }
+    const double want = pour_carry_ + hands_.pour_rate * dt_;
+    const double whole = std::floor(want);
+    pour_carry_ = want - whole;
+    const long long limit = hands_.max_particles > 0 ? hands_.max_particles : 2 * initial_particles_;
+    const long long room =
+        std::min(limit - static_cast<long long>(particle_count()), static_cast<long long>(whole));
+    if (room <= 0) return;
+
+    const MacGrid g = grid();
+    const Config c = config();
+    const dvec3 p(hand().point[0], hand().point[1], hand().point[2]);
+    const double radius = hands_.radius;
+    const int n[3] = {g.nx, g.ny, g.nz};
+    ivec3 lo, hi;
+    for (int a = 0; a < 3; ++a) {
+        const double from = std::floor((p[a] - radius - g.origin[a]) / g.dx);
+        const double to = std::floor((p[a] + radius - g.origin[a]) / g.dx);
+        lo[a] = static_cast<int>(std::clamp(from, 0.0, n[a] - 1.0));
+        hi[a] = static_cast<int>(std::clamp(to, 0.0, n[a] - 1.0));
+        if (to < 0.0 || from > n[a] - 1.0) return;  // the ball misses the domain
+    }
+    const ivec3 block = hi - lo + ivec3(1);
+    const std::vector<int> held = engine_->particles_in_block(g, lo, block);
+
+    const int per_side = static_cast<int>(std::lround(std::cbrt(static_cast<double>(s_.particles_per_cell))));
+    const double sub = g.dx / per_side;
+    struct Site {
+        double d2;
+        long long order;
+        dvec3 x;
+    };
+    std::vector<Site> sites;
+    long long order = 0;
+    for (int k = 0; k < block.z; ++k)
+        for (int j = 0; j < block.y; ++j)
+            for (int i = 0; i < block.x; ++i) {
+                const ivec3 q = lo + ivec3(i, j, k);
+                const dvec3 centre = g.cell_center(q.x, q.y, q.z);
+                if (held[static_cast<std::size_t>(i + block.x * (j + block.y * k))] > 0 || in_box(c, centre) ||
+                    in_sphere(c, centre))
+                    continue;
+                for (int c3 = 0; c3 < per_side * per_side * per_side; ++c3, ++order) {
+                    const int a = c3 % per_side, b = (c3 / per_side) % per_side, d = c3 / (per_side * per_side);
+                    const dvec3 x = g.origin + g.dx * dvec3(q) + sub * dvec3(a + 0.5, b + 0.5, d + 0.5);
+                    const dvec3 r = x - p;
+                    const double d2 = glm::dot(r, r);
+                    if (d2 < radius * radius) sites.push_back({d2, order, x});
+                }
+            }
+    std::sort(sites.begin(), sites.end(),
+              [](const Site& s, const Site& t) { return s.d2 < t.d2 || (s.d2 == t.d2 && s.order < t.order); });
+    const std::size_t take = std::min(sites.size(), static_cast<std::size_t>(room));
+    std::mt19937_64 rng(
+        mix64(static_cast<std::uint64_t>(s_.seed) ^ mix64(static_cast<std::uint64_t>(hands_.poured))));
+    const dvec3 v = hands_.pour_speed * gravity_vector<3>(1.0, s_.gravity_direction);
+    std::vector<dvec3> pos, vel;
+    pos.reserve(take);
+    for (std::size_t m = 0; m < take; ++m) {
+        // As do_reset jitters the seeded particles: within the lattice point's sub-cell.
+        dvec3 x = sites[m].x;
+        x += s_.jitter * sub * dvec3(uniform01(rng) - 0.5, uniform01(rng) - 0.5, uniform01(rng) - 0.5);
+        if (in_box(c, x) || in_sphere(c, x)) continue;
+        pos.push_back(x);
+    }
+    vel.assign(pos.size(), v);
+    engine_->append(pos, vel);
+    hands_.poured += static_cast<long long>(pos.size());
+}
+
+// Beside the particles: the obstacles where they are, and the pour's state.
+void FlipSolver::save_extra(std::vector<char>& out) const {
+    blob::put(out, last_max_speed_);
+    blob::put(out, bodies_now());
+    blob::put(out, pour_carry_);
+    blob::put(out, hands_.poured);
+    blob::put(out, initial_particles_);
+}
+
+void FlipSolver::load_extra(const std::vector<char>& in, std::size_t& at) {
+    blob::get(in, at, last_max_speed_);
+    blob::get(in, at, bodies_);
+    blob::get(in, at, pour_carry_);
+    blob::get(in, at, hands_.poured);
+    blob::get(in, at, initial_particles_);
+    // The bodies are where the checkpoint had them, whatever the parameters say now: restoring
+    // undoes a drag, also one kept into the parameters since (Reset goes back to those).
+    std::copy(s_.obstacle_box, s_.obstacle_box + 6, bodies_.placed_box);
+    std::copy(s_.obstacle_sphere, s_.obstacle_sphere + 3, bodies_.placed_sphere);
 }
 
 double FlipSolver::finish_step(Stats& out) {
@@ -342,6 +571,7 @@ double FlipSolver::finish_step(Stats& out) {
     out.set("pressure_residual", r.pressure_residual);
     out.set_count("fluid_cells", r.fluid_cells);
     out.set_count("correction_iterations", r.correction_iterations);
+    out.set_count("poured", hands_.poured);  // cumulative: n_particles grows by exactly its growth
     return dt_;
 }
 

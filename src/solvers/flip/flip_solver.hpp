@@ -55,9 +55,16 @@ public:
     void read_field(std::string_view name, std::vector<double>& out) const override;
     double particle_radius() const override;
     void domain(double lo[3], double hi[3]) const override;
+    // The box (when there is one) and then the sphere, where they are now; both draggable.
     std::vector<Obstacle> obstacles() const override;
     bool has_cell_grid() const override { return true; }
     void cell_grid(CellGrid& out) const override;
+
+    // Drag the box and the sphere, push and pull the liquid's faces, pour particles.
+    unsigned hand_tools() const override { return kHandDrag | kHandPushPull | kHandPour; }
+    void keep_body_poses() override;
+    // Refuses a particle budget (max_particles) that pouring could not allocate.
+    void check_params() const override;
 
     MacGrid grid() const;
     const Settings& settings() const { return s_; }
@@ -71,11 +78,33 @@ protected:
     double finish_step(Stats& out) override;
     void initial_stats(Stats& out) override;
     void report_motion(const Sums& s, Stats& out) const;
-    void save_extra(std::vector<char>& out) const override { blob::put(out, last_max_speed_); }
-    void load_extra(const std::vector<char>& in, std::size_t& at) override { blob::get(in, at, last_max_speed_); }
+    void save_extra(std::vector<char>& out) const override;
+    void load_extra(const std::vector<char>& in, std::size_t& at) override;
 
 private:
+    // Where the obstacles are: state, so a checkpoint (Step back) undoes a drag and Reset places
+    // them from the parameters again; a change of obstacle_box or obstacle_sphere places them
+    // anew too (the panel and --set move them). Velocities are those of the step in progress.
+    struct Bodies {
+        double box[6] = {0, 0, 0, 0, 0, 0};  // x0, y0, z0, x1, y1, z1
+        double sphere[3] = {0, 0, 0};        // centre (the radius is the parameter's)
+        dvec3 box_velocity{0.0}, sphere_velocity{0.0};
+        double placed_box[6] = {0, 0, 0, 0, 0, 0};  // the parameters they were last placed from
+        double placed_sphere[3] = {0, 0, 0};
+    };
+    // bodies_, placed anew where the parameters changed since.
+    Bodies bodies_now() const;
+    bool has_box(const Bodies& b) const;
+    // The hands stage's host part: a dragged obstacle moves (drag_velocity, kept in the domain),
+    // and pouring picks and appends its particles.
+    void move_bodies();
+    void pour();
+
     Settings s_;
+    HandSettings hands_;
+    Bodies bodies_;
+    double pour_carry_ = 0.0;          // the fraction of a particle the pour owes the next step
+    long long initial_particles_ = 0;  // seeded at reset (max_particles = 0 allows twice as many)
     double dt_ = 1e-3;
     double last_max_speed_ = 0.0;
 };
