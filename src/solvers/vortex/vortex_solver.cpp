@@ -117,8 +117,11 @@ Config VortexSolver::config() const {
 
 void VortexSolver::run_stage(int index) {
     if (index == kEmit) {
-        // dt: the set step, bounded so no particle crosses more than cfl core radii.
-        dt_ = std::min(s_.dt, s_.cfl * s_.core_radius / std::max(last_max_speed_, 1e-12));
+        // dt: the set step, bounded so no particle crosses more than cfl core radii; a body a hand
+        // drags counts as moving at the drag speed, so a fast drag takes smaller steps instead of
+        // passing through vortons.
+        const double held = hand_.tool == Hand::Tool::Drag && hand_.body >= 0 ? hands_.drag_speed : 0.0;
+        dt_ = std::min(s_.dt, s_.cfl * s_.core_radius / std::max({last_max_speed_, held, 1e-12}));
         emit();
         // A dragged body's velocity is set here, before the collide stage reads the bodies: the
         // fluid meets it moving as move_bodies then moves it.
