@@ -47,6 +47,19 @@ std::vector<std::filesystem::path> files_in(const TempDir& dir) {
     return out;
 }
 
+// The stats file's lines as JSON, timings removed (so two runs compare bit for bit).
+std::vector<nlohmann::json> stats_lines(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<nlohmann::json> out;
+    for (std::string line; std::getline(in, line);) {
+        nlohmann::json j = nlohmann::json::parse(line);
+        j.erase("step_ms");
+        j.erase("stages_ms");
+        out.push_back(j);
+    }
+    return out;
+}
+
 TEST(Window, OpensTheDefaultSceneAndDrawsParticles) {
     TempDir dir("window");
     const std::string png = dir / "shot.png";
@@ -98,24 +111,14 @@ TEST(Window, AKeyScriptStepPerFrameGivesTheSameRunTwice) {
     // Each frame waits for its one step, so the keys meet the same steps every time: the stats
     // (less their timings) are the same bit for bit, one step a frame.
     TempDir dir("repro");
-    std::vector<std::string> runs;
+    std::vector<std::vector<nlohmann::json>> runs;
     for (int k = 0; k < 2; ++k) {
         const std::string stats = dir / ("s" + std::to_string(k) + ".jsonl");
         const auto r = run_window("--size 640x400 --step-per-frame --keys '+10 D +10 A R +5 W' --frames 40 --stats " +
                                   stats);
         ASSERT_EQ(r.status, 0) << r.output;
-        std::ifstream in(stats);
-        std::string all, line;
-        int lines = 0;
-        while (std::getline(in, line)) {
-            nlohmann::json j = nlohmann::json::parse(line);
-            j.erase("step_ms");
-            j.erase("stages_ms");
-            all += j.dump() + "\n";
-            ++lines;
-        }
-        EXPECT_GE(lines, 38) << "not one step a frame";
-        runs.push_back(all);
+        runs.push_back(stats_lines(stats));
+        EXPECT_GE(runs.back().size(), 38u) << "not one step a frame";
     }
     EXPECT_EQ(runs[0], runs[1]);
 }
@@ -398,19 +401,6 @@ TEST(Window, BadKeyScriptIsBadInput) {
 }
 
 // ---- hands: the mouse, driven by --mouse scripts through the camera and the panels ----
-
-// The stats file's lines as JSON, timings removed (so two runs compare bit for bit).
-std::vector<nlohmann::json> stats_lines(const std::string& path) {
-    std::ifstream in(path);
-    std::vector<nlohmann::json> out;
-    for (std::string line; std::getline(in, line);) {
-        nlohmann::json j = nlohmann::json::parse(line);
-        j.erase("step_ms");
-        j.erase("stages_ms");
-        out.push_back(j);
-    }
-    return out;
-}
 
 TEST(Window, TheMouseDragsTheSphBarrierWhereTheCursorTakesIt) {
     // The script's points go to pixels through the 2D camera and back: the press must find the

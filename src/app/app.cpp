@@ -563,14 +563,7 @@ int run_app(const Options& o) {
                      "--headless, or run the window under xvfb-run -a\n";
         return kExitBadInput;
     }
-    if (!o.mouse.empty()) {
-        try {
-            parse_hand_script(o.mouse);
-        } catch (const std::invalid_argument& e) {
-            std::cerr << "fluid-sandbox: " << e.what() << '\n';
-            return kExitBadInput;
-        }
-    }
+    // (a mouse script was checked with the other options: headless runs take it too)
     if (!o.keys.empty()) {
         try {
             parse_key_script(o.keys);
