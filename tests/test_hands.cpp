@@ -183,10 +183,10 @@ TEST(SphHands, DraggingTheBarrierMovesTheWaterAndNothingCrossesIt) {
     }
     EXPECT_NEAR(bx, 0.55, 1e-9);
     EXPECT_EQ(crossings, 0) << "fluid particles passed through the barrier";
-    // The water was pushed along: momentum in the drag direction, at least a fifth of what the
-    // water the barrier sweeps (0.25 m of a 0.4 m column, 1000 kg/m^3 per metre of depth)
-    // would carry at the drag speed.
-    EXPECT_GT(max_p, 0.2 * 1000.0 * 0.25 * 0.4 * 1.0) << steps << " steps";
+    // The water was pushed along: momentum in the drag direction, at least half what the water
+    // the barrier sweeps (0.25 m of a 0.4 m column, 1000 kg/m^3 per metre of depth) would carry
+    // at the drag speed (measured: 178 kg m/s, the water ahead of the barrier moving too).
+    EXPECT_GT(max_p, 0.5 * 1000.0 * 0.25 * 0.4 * 1.0) << steps << " steps";
 }
 
 TEST(SphHands, StepBackUndoesADragAndResetReturnsToTheScene) {
