@@ -29,7 +29,7 @@ void get(const std::vector<char>& in, std::size_t& at, std::vector<T>& v) {
     at += sizeof n;
     if (n > (in.size() - at) / sizeof(T)) throw std::runtime_error("checkpoint truncated");
     v.resize(n);
-    std::memcpy(v.data(), in.data() + at, n * sizeof(T));
+    if (n > 0) std::memcpy(v.data(), in.data() + at, n * sizeof(T));  // an empty vector's data() may be null
     at += n * sizeof(T);
 }
 
