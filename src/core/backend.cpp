@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include <atomic>
+
 namespace fs {
 
 std::string_view to_string(Backend b) { return b == Backend::Cuda ? "cuda" : "cpu"; }
@@ -18,5 +20,21 @@ std::string cuda_setup_message(std::string_view what) {
 
 int cpu_threads() { return omp_get_max_threads(); }
 void set_cpu_threads(int n) { omp_set_num_threads(n); }
+
+namespace {
+thread_local int t_loop_threads = 0;
+}
+
+int loop_threads() {
+    const int most = omp_get_max_threads();
+    return t_loop_threads > 0 && t_loop_threads < most ? t_loop_threads : most;
+}
+void set_loop_threads(int n) { t_loop_threads = n > 0 ? n : 0; }
+
+namespace {
+std::atomic<bool> g_governed{true};
+}
+bool governed_threads() { return g_governed.load(); }
+void set_governed_threads(bool on) { g_governed.store(on); }
 
 }  // namespace fs

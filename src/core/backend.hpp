@@ -35,8 +35,18 @@ const CudaStatus& cuda_status();
 // other set-up problems): what failed, and the backend allowed instead.
 std::string cuda_setup_message(std::string_view what);
 
-// OpenMP threads used by the CPU backend (the whole process).
+// OpenMP threads used by the CPU backend (the whole process): the most any loop uses.
 int cpu_threads();
 void set_cpu_threads(int n);
+
+// The threads the CPU backend's loops started from the calling thread use: cpu_threads(), or
+// fewer while a step's ThreadGovernor (core/thread_governor.hpp) found fewer faster. Per thread,
+// so two simulations on two threads govern their own steps; 0 restores cpu_threads().
+int loop_threads();
+void set_loop_threads(int n);
+// Whether solvers' CPU steps are governed (on by default; --pin-threads turns it off, so that a
+// benchmark measures exactly cpu_threads()).
+bool governed_threads();
+void set_governed_threads(bool on);
 
 }  // namespace fs

@@ -40,7 +40,7 @@ public:
     // f(i) for i in [0, n); the iterations are independent.
     template <class F>
     void parallel_for(int n, const F& f) const {
-#pragma omp parallel for schedule(static) if (n >= kSerialBelow)
+#pragma omp parallel for schedule(static) if (n >= kSerialBelow) num_threads(loop_threads())
         for (int i = 0; i < n; ++i) f(i);
     }
 
@@ -50,7 +50,7 @@ public:
     T transform_reduce(int n, T init, const Map& map, const Op& op) {
         const int blocks = (n + kBlock - 1) / kBlock;
         T* partial = scratch<T>(static_cast<std::size_t>(blocks));
-#pragma omp parallel for schedule(static) if (blocks > 1)
+#pragma omp parallel for schedule(static) if (blocks > 1) num_threads(loop_threads())
         for (int b = 0; b < blocks; ++b) {
             const int end = std::min(n, (b + 1) * kBlock);
             T acc = map(b * kBlock);
@@ -76,7 +76,7 @@ public:
         const int blocks = (n + kBlock - 1) / kBlock;
         T* block_sum = scratch<T>(static_cast<std::size_t>(blocks) + 1);
         for (int b = 0; b <= blocks; ++b) new (block_sum + b) T{};
-#pragma omp parallel for schedule(static) if (blocks > 1)
+#pragma omp parallel for schedule(static) if (blocks > 1) num_threads(loop_threads())
         for (int b = 0; b < blocks; ++b) {
             const int end = std::min(n, (b + 1) * kBlock);
             T acc{};
@@ -84,7 +84,7 @@ public:
             block_sum[b + 1] = acc;
         }
         for (int b = 0; b < blocks; ++b) block_sum[b + 1] += block_sum[b];
-#pragma omp parallel for schedule(static) if (blocks > 1)
+#pragma omp parallel for schedule(static) if (blocks > 1) num_threads(loop_threads())
         for (int b = 0; b < blocks; ++b) {
             const int end = std::min(n, (b + 1) * kBlock);
             T acc = block_sum[b];
@@ -122,7 +122,7 @@ public:
         K* ks = keys.data;
         V* vs = values.data;
         for (unsigned pass = 0, shift = 0; pass < passes; ++pass, shift += width) {
-#pragma omp parallel for schedule(dynamic) if (blocks > 1)
+#pragma omp parallel for schedule(dynamic) if (blocks > 1) num_threads(loop_threads())
             for (int b = 0; b < blocks; ++b) {
                 int* c = count + static_cast<std::size_t>(b) * digits;
                 std::fill(c, c + digits, 0);
@@ -137,7 +137,7 @@ public:
                     c = at;
                     at += here;
                 }
-#pragma omp parallel for schedule(dynamic) if (blocks > 1)
+#pragma omp parallel for schedule(dynamic) if (blocks > 1) num_threads(loop_threads())
             for (int b = 0; b < blocks; ++b) {
                 int* c = count + static_cast<std::size_t>(b) * digits;
                 const int end = std::min(n, (b + 1) * kBlock);

@@ -16,6 +16,7 @@
 #include "core/hands.hpp"
 #include "core/params.hpp"
 #include "core/stats.hpp"
+#include "core/thread_governor.hpp"
 
 namespace fs {
 
@@ -147,6 +148,8 @@ public:
     // (the stages plus the end-of-step reductions that produce the stats).
     const std::vector<double>& stage_ms() const { return stage_ms_; }
     double step_ms() const { return step_ms_; }
+    // The CPU threads the last step's longest stage used (its ThreadGovernor; CUDA: 0).
+    int step_threads() const { return step_threads_; }
 
 protected:
     explicit Solver(Backend backend) : backend_(backend) {}
@@ -182,6 +185,9 @@ private:
     std::vector<double> stage_ms_;
     std::vector<double> pending_ms_;
     double step_ms_ = 0.0;
+    std::vector<ThreadGovernor> governors_;  // one a stage
+    std::vector<int> pending_threads_;
+    int step_threads_ = 0;
 };
 
 }  // namespace fs

@@ -91,6 +91,9 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
                    "name, and takes Warp's cuda:0 too")
         ->check(CLI::IsMember({"cpu", "cuda", "cuda:0"}))
         ->capture_default_str();
+    app.add_flag("--pin-threads", o.pin_threads,
+                 "CPU backend: every step on exactly --threads threads (by default a step uses fewer when "
+                 "fewer were measured faster, as on a busy machine; the results are the same)");
     app.add_option("--threads", o.threads, "OpenMP threads of the CPU backend (default: all cores)")
         ->check(CLI::Range(1, 4096));
     app.add_option("--set", o.sets,

@@ -20,6 +20,7 @@ struct Options {
     long long warmup = 5;
     Backend backend = Backend::Cpu;
     int threads = 0;  // 0: all cores
+    bool pin_threads = false;  // --pin-threads: every step on exactly --threads (no ThreadGovernor)
     std::vector<std::string> sets;
     std::string stats_path;
     std::string export_path;

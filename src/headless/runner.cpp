@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -215,6 +216,7 @@ std::unique_ptr<Solver> open_scene(const Options& o, Scene& scene) {
     if (o.backend == Backend::Cuda && !cuda_status().usable)
         throw SceneError("--backend cuda: " + cuda_status().reason + "; allowed here: cpu");
     if (o.threads > 0) set_cpu_threads(o.threads);
+    if (o.pin_threads) set_governed_threads(false);
     scene = load_scene(o.scene, solver_names());
     const SolverKind* kind = find_solver_kind(scene.solver);
     try {
@@ -394,8 +396,10 @@ int run_bench(const Options& o) {
         for (long long k = 0; k < o.warmup; ++k) step_named(*solver);
         std::vector<double> step_ms;
         std::vector<std::vector<double>> stage_ms(solver->stages().size());
+        std::map<int, long long> threads_used;  // steps at each thread count (ThreadGovernor)
         for (long long k = 0; k < o.steps; ++k) {
             step_named(*solver);
+            ++threads_used[solver->step_threads()];
             step_ms.push_back(solver->step_ms());
             for (std::size_t s = 0; s < stage_ms.size(); ++s)
                 stage_ms[s].push_back(solver->stage_ms()[s]);
@@ -410,6 +414,10 @@ int run_bench(const Options& o) {
         report["backend"] = std::string(to_string(solver->backend()));
         report["device"] = solver->backend() == Backend::Cuda ? cuda_status().device_name : cpu_model();
         report["threads"] = cpu_threads();
+        nlohmann::ordered_json used = nlohmann::ordered_json::object();
+        for (const auto& [t, n] : threads_used) used[std::to_string(t)] = n;
+        report["steps_at_threads"] = used;
+        report["pinned_threads"] = !governed_threads();
         report["n_particles"] = n;
         report["warmup"] = o.warmup;
         report["steps"] = o.steps;
@@ -428,6 +436,11 @@ int run_bench(const Options& o) {
                     scene.path.c_str(), scene.solver.c_str(), backend_label(solver->backend()).c_str(),
                     n, o.steps, o.warmup);
         std::printf("  median %.4g ms/step, %.4g particle-steps/s\n", med, rate);
+        if (solver->backend() == Backend::Cpu) {
+            std::printf("  steps at");
+            for (const auto& [t, n] : threads_used) std::printf(" %d thread(s): %lld;", t, n);
+            std::printf("%s\n", governed_threads() ? " (governed: fewer threads where fewer were faster)" : " (pinned)");
+        }
         for (std::size_t s = 0; s < stage_ms.size(); ++s)
             std::printf("  %-20s %.4g ms\n", solver->stages()[s].name.c_str(), median(stage_ms[s]));
 

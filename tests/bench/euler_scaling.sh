@@ -23,3 +23,12 @@ run() {  # detector N
 
 for n in $sizes; do run grid "$n"; done
 run brute_force "${FS_BENCH_BRUTE_N:-10000}"
+
+# The same on a busy machine (tests/bench/loaded.sh): 1 thread against 2 (governed, and pinned),
+# idle and with a busy loop per core, interleaved. FS_BENCH_LOADED=0 skips it.
+if [ "${FS_BENCH_LOADED:-1}" = 1 ] && [ "$backend" = cpu ]; then
+    n=100000
+    FS_BENCH_OUT="$out" "$here/tests/bench/loaded.sh" euler-1e5 "$program" "$here/scenes/euler_gas.json" --bench \
+        --steps "$steps" --warmup 5 --set n_particles=$n \
+        --set collision_distance="$(awk -v n=$n 'BEGIN { printf "%.6g", sqrt(4 * 0.1 / (3.14159265358979 * n)) }')"
+fi

@@ -15,3 +15,11 @@ for n in $sizes; do
         --set pressure_solver=mgpcg --set mgpcg_tolerance=1e-5 \
         --bench-json "$out/bench-flip-$n-$backend.json"
 done
+
+# The same on a busy machine (tests/bench/loaded.sh): 1 thread against 2 (governed, and pinned),
+# idle and with a busy loop per core, interleaved. FS_BENCH_LOADED=0 skips it.
+if [ "${FS_BENCH_LOADED:-1}" = 1 ] && [ "$backend" = cpu ]; then
+    FS_BENCH_OUT="$out" "$here/tests/bench/loaded.sh" flip-64 "$program" "$here/scenes/flip_dam_break.json" --bench \
+        --steps "$steps" --warmup 3 --set domain_size=1,1,1 --set resolution=64 --set fluid_box=0,0,0,0.4,0.6,1 \
+        --set pressure_solver=mgpcg --set mgpcg_tolerance=1e-5
+fi

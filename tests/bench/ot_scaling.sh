@@ -30,3 +30,12 @@ print("  %d cells: newton %g, cell passes %g, cg %g; cells %.2f ms, linear solve
          med("cells_ms"), med("solve_ms")))
 PY
 done
+
+# The same on a busy machine (tests/bench/loaded.sh): 1 thread against 2 (governed, and pinned),
+# idle and with a busy loop per core, interleaved. FS_BENCH_LOADED=0 skips it.
+if [ "${FS_BENCH_LOADED:-1}" = 1 ] && [ "$backend" = cpu ]; then
+    res=$(awk 'BEGIN { printf "%d", sqrt(10000 / 2.3094) + 0.5 }')
+    FS_BENCH_OUT="$out" "$here/tests/bench/loaded.sh" ot-1e4 "$program" "$here/scenes/ot_rayleigh_taylor.json" --bench \
+        --steps "$steps" --warmup 3 --set resolution="$res" --set viscosity=0 \
+        --set epsilon="$(awk -v r="$res" 'BEGIN { printf "%.4g", sqrt(0.09 / r / 9.81) }')"
+fi

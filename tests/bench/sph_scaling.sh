@@ -14,3 +14,10 @@ for n in $sizes; do
     "$program" "$here/scenes/sph_dam_break.json" --bench --backend "$backend" --steps "$steps" --warmup 5 \
         --set spacing="$dx" --bench-json "$out/bench-sph-$n-$backend.json"
 done
+
+# The same on a busy machine (tests/bench/loaded.sh): 1 thread against 2 (governed, and pinned),
+# idle and with a busy loop per core, interleaved. FS_BENCH_LOADED=0 skips it.
+if [ "${FS_BENCH_LOADED:-1}" = 1 ] && [ "$backend" = cpu ]; then
+    FS_BENCH_OUT="$out" "$here/tests/bench/loaded.sh" sph-1e5 "$program" "$here/scenes/sph_dam_break.json" --bench \
+        --steps "$steps" --warmup 5 --set spacing="$(awk 'BEGIN { printf "%.6g", sqrt(0.32 / 100000) }')"
+fi

@@ -28,3 +28,10 @@ if [ "$backend" = cuda ]; then
         --set tracers=10000000 --set max_tracers=10000000 \
         --bench-json "$out/bench-vortex-1e5-grid-1e7-tracers-cuda.json"
 fi
+
+# The same on a busy machine (tests/bench/loaded.sh): 1 thread against 2 (governed, and pinned),
+# idle and with a busy loop per core, interleaved. FS_BENCH_LOADED=0 skips it.
+if [ "${FS_BENCH_LOADED:-1}" = 1 ] && [ "$backend" = cpu ]; then
+    FS_BENCH_OUT="$out" "$here/tests/bench/loaded.sh" vortex-plate-flames "$program" \
+        "$here/scenes/vortex_plate_flames.json" --bench --steps "$steps" --warmup 150
+fi
