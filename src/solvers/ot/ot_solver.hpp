@@ -49,6 +49,8 @@ public:
     void read_field(std::string_view name, std::vector<double>& out) const override;
     // Hands (core/hands.hpp): push and pull.
     unsigned hand_tools() const override { return kHandPushPull; }
+    // Refuses a resolution whose steps would take minutes (the cells a step builds and solves).
+    void check_params() const override;
     double particle_radius() const override;
     void domain(double lo[3], double hi[3]) const override {
         lo[0] = lo[1] = lo[2] = 0.0;

@@ -61,6 +61,8 @@ public:
     // Hands (core/hands.hpp): drag the barrier, push and pull the fluid, pour more.
     unsigned hand_tools() const override;
     void keep_body_poses() override;
+    // Refuses a spacing whose steps would take minutes (the neighbour pairs a step).
+    void check_params() const override;
 
     // Pairs of ids closer than h, through the grid or by brute force (tests).
     std::vector<std::pair<int, int>> neighbor_pairs(bool grid);
@@ -97,6 +99,7 @@ private:
 
     // Pours the liquid a Pour hand has accumulated (before the step's neighbour search).
     void pour();
+    double estimated_particles() const;
 
     Settings s_;
     HandSettings hands_;
