@@ -25,7 +25,6 @@ public:
     void move(glm::dvec2 px, bool shift);
     void release();
     bool holding() const { return tool_ != Hand::Tool::None; }
-    Hand::Tool tool() const { return tool_; }
     // The hand's circle at the cursor, when the tool acts on the liquid (not over a panel).
     void draw_cursor(glm::dvec2 px, const SimStatus& status) const;
 

@@ -7,16 +7,6 @@
 
 namespace fs {
 
-const char* hand_tool_name(Hand::Tool t) {
-    switch (t) {
-        case Hand::Tool::Drag: return "drag";
-        case Hand::Tool::Push: return "push";
-        case Hand::Tool::Pull: return "pull";
-        case Hand::Tool::Pour: return "pour";
-        default: return "none";
-    }
-}
-
 namespace {
 
 using V = double[3];

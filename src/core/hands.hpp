@@ -30,8 +30,6 @@ struct Hand {
 // The tools a solver offers (Solver::hand_tools), as a mask.
 enum HandTools : unsigned { kHandDrag = 1u, kHandPushPull = 2u, kHandPour = 4u };
 
-const char* hand_tool_name(Hand::Tool t);
-
 // The hand's settings a solver registers as parameters (group "Hands", EngineSolver::add_hands),
 // so the panel, scene files and --set reach them like any other.
 struct HandSettings {

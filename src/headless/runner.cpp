@@ -312,7 +312,7 @@ int run_headless(const Options& o) {
         for (long long k = 0; k < o.steps; ++k) {
             if (hands) {
                 std::string notice;
-                solver->set_hand(hands->next(solver->obstacles(), &notice));
+                solver->set_hand(hands->next([&] { return solver->obstacles(); }, &notice));
                 if (!notice.empty()) {
                     progress.clear();
                     std::fprintf(stderr, "fluid-sandbox: step %lld: %s\n", k + 1, notice.c_str());

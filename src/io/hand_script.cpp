@@ -103,7 +103,7 @@ std::vector<HandFrame> parse_hand_script(std::string_view script) {
     return frames;
 }
 
-Hand HandScriptPlayer::next(const std::vector<Obstacle>& obstacles, std::string* notice) {
+Hand HandScriptPlayer::next(const std::function<std::vector<Obstacle>()>& obstacles, std::string* notice) {
     if (done()) return Hand{};
     const HandFrame& f = frames_[next_++];
     const double axis[3] = {0.0, 0.0, -1.0};
@@ -112,7 +112,7 @@ Hand HandScriptPlayer::next(const std::vector<Obstacle>& obstacles, std::string*
         if (f.press) {
             // The ray comes from far in front of the point, as the default view looks.
             const double from[3] = {f.at[0], f.at[1], f.at[2] + 1e3};
-            grip_ = grip_obstacle(obstacles, from, axis);
+            grip_ = grip_obstacle(obstacles(), from, axis);
             // The grip is taken where the ray meets the body; the script's points say how far
             // the cursor moves, so the grab point takes the script's own depth.
             if (grip_.body >= 0) grip_.grab[2] = f.at[2];

@@ -10,6 +10,7 @@
 // -z through the point.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <string_view>
@@ -36,8 +37,9 @@ public:
     explicit HandScriptPlayer(std::vector<HandFrame> frames) : frames_(std::move(frames)) {}
     bool done() const { return next_ >= frames_.size(); }
     std::size_t frames() const { return frames_.size(); }
-    // The hand for the next frame, given the solver's obstacles now.
-    Hand next(const std::vector<Obstacle>& obstacles, std::string* notice = nullptr);
+    // The hand for the next frame. `obstacles` gives the solver's obstacles now; it is called only
+    // on a drag's press (building them allocates, and most frames need none).
+    Hand next(const std::function<std::vector<Obstacle>()>& obstacles, std::string* notice = nullptr);
 
 private:
     std::vector<HandFrame> frames_;
