@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cfloat>
+#include <cmath>
 #include <glm/glm.hpp>
 
 #include "core/hd.hpp"
@@ -84,6 +85,55 @@ FS_HDI glm::dvec3 contact_point(const Polytope& poly, const Pose& pose, glm::dve
                                 int plane_index, double distance, glm::dvec3& normal_world) {
     normal_world = pose.orientation * poly.planes[plane_index].n;
     return q_world - distance * normal_world;
+}
+
+// The nearest point of the polytope to q (body space) when q is outside, given the plane of
+// largest signed distance `first` and that distance s > 0, and its distance |q - nearest|.
+// The largest plane distance is the true distance only where q faces that plane's face; past an
+// edge or a corner it is smaller, and past a sharp trailing edge much smaller: behind an
+// airfoil's 12-degree tail, points a bounding radius away lie within a core of the extended
+// facet planes, and were taken for contacts. The nearest point of a convex polytope lies on a
+// face, an edge (two planes) or a corner (three): project onto the first plane; where that point
+// is outside another plane, onto the line the two share (x = q - a n_i - b n_j with n_i.x = d_i
+// and n_j.x = d_j, a 2x2 system); where still outside a third, onto their corner (the 3x3
+// system, Cramer's rule). The second and third planes are those the last projection violates
+// most: exact for faces, edges and corners that the first plane borders, which is every case of
+// a point within a core radius of a body.
+FS_HDI int most_violated(const Polytope& poly, glm::dvec3 p, double tolerance) {
+    int worst = -1;
+    double largest = tolerance;
+    for (int i = 0; i < poly.count; ++i) {
+        const double distance = signed_distance(poly.planes[i], p);
+        if (distance > largest) {
+            largest = distance;
+            worst = i;
+        }
+    }
+    return worst;
+}
+
+FS_HDI double outside_distance(const Polytope& poly, glm::dvec3 q, int first, double s, glm::dvec3& nearest) {
+    const double tolerance = 1e-12 * (poly.bounding_radius + glm::length(q));
+    const Plane& a = poly.planes[first];
+    nearest = q - s * a.n;
+    const int second = most_violated(poly, nearest, tolerance);
+    if (second >= 0) {
+        const Plane& b = poly.planes[second];
+        const double c = glm::dot(a.n, b.n), det = 1.0 - c * c;
+        const double sb = signed_distance(b, q);
+        if (det > 1e-12) {
+            nearest = q - ((s - c * sb) / det) * a.n - ((sb - c * s) / det) * b.n;
+            const int third = most_violated(poly, nearest, tolerance);
+            if (third >= 0) {
+                const Plane& t = poly.planes[third];
+                const glm::dvec3 bc = glm::cross(b.n, t.n);
+                const double vol = glm::dot(a.n, bc);
+                if (std::fabs(vol) > 1e-12)
+                    nearest = (a.d * bc + b.d * glm::cross(t.n, a.n) + t.d * glm::cross(a.n, b.n)) / vol;
+            }
+        }
+    }
+    return glm::length(q - nearest);
 }
 
 // Like contact_distance, but only among the planes the particle moves farther behind, that is

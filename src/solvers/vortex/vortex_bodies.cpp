@@ -41,6 +41,32 @@ constexpr double kDeg = kPi / 180.0;
 
 }  // namespace
 
+// Lift and drag (e.g. Anderson, "Fundamentals of Aerodynamics", 1.5): the body moves at v
+// through fluid at rest far away, so the relative wind is U = -v. Drag is the force along U; lift
+// the force across it, along the body's own y axis made perpendicular to U (the side of an
+// airfoil's upper surface, so a positive angle of attack gives positive lift), or, where that
+// axis lies along the wind, along U x z_body. Coefficients over (1/2) rho |U|^2 times the
+// planform area. A body at rest has no relative wind: all four are zero.
+BodyAero body_aero(const BodyState& st, double rho) {
+    BodyAero a;
+    const dvec3 wind = -st.velocity;
+    const double speed = glm::length(wind);
+    if (!(speed > 1e-9)) return a;
+    const dvec3 along = wind / speed;
+    dvec3 across = st.orientation[1] - glm::dot(st.orientation[1], along) * along;
+    if (glm::length(across) < 1e-6) across = glm::cross(along, st.orientation[2]);
+    if (glm::length(across) < 1e-12) return a;
+    across = glm::normalize(across);
+    a.drag = glm::dot(st.force, along);
+    a.lift = glm::dot(st.force, across);
+    const double q = 0.5 * rho * speed * speed * st.planform;
+    if (q > 0.0) {
+        a.drag_coefficient = a.drag / q;
+        a.lift_coefficient = a.lift / q;
+    }
+    return a;
+}
+
 void VortexSolver::build_bodies() {
     bodies_.assign(kMaxBodies, BodyState{});
     for (int k = 0; k < kMaxBodies; ++k) {
@@ -110,6 +136,19 @@ void VortexSolver::build_bodies() {
                 for (dvec3& v : st.mesh.triangles) v -= centroid;
                 finish(st.poly);
             }
+        }
+        // Planform: the shadow of a convex body on its x-z plane, half the sum of |n_y| A over
+        // its faces (each point of the shadow is covered by one face above and one below).
+        if (b.shape == kShapeSphere) {
+            st.planform = kPi * st.radius * st.radius;
+        } else {
+            double twice = 0.0;
+            for (std::size_t t = 0; t + 2 < st.mesh.triangles.size(); t += 3) {
+                const dvec3 e1 = st.mesh.triangles[t + 1] - st.mesh.triangles[t];
+                const dvec3 e2 = st.mesh.triangles[t + 2] - st.mesh.triangles[t];
+                twice += 0.5 * std::fabs(glm::cross(e1, e2).y);
+            }
+            st.planform = 0.5 * twice;
         }
         st.centroid = centroid;
         st.position = st.home = dvec3(b.position[0], b.position[1], b.position[2]) + centroid;
@@ -277,6 +316,11 @@ void VortexSolver::move_bodies() {
             st.position = st.home + std::sin(w * t1) * amp;
             st.velocity = v + w * std::cos(w * t1) * amp;
         }
+        // The force and torque in a running mean (an exponential one, of time constant
+        // force_smoothing): what the body received this step over dt.
+        const double mix = 1.0 - std::exp(-dt_ / s_.force_smoothing);
+        st.force += mix * (st.received.linear / dt_ - st.force);
+        st.torque += mix * (st.received.angular / dt_ - st.torque);
         const double spin = glm::length(st.angular_velocity);
         if (spin > 0.0)
             st.orientation = orthonormalised(rotation_about(st.angular_velocity, spin * dt_) * st.orientation);

@@ -212,6 +212,14 @@ FS_HDI bool body_contact(const BodyShape& b, dvec3 x, double margin, double& dis
                 plane = entry;
             }
         }
+        if (crossed < 0 && dist > 0.0) {
+            // Outside: the true distance to the nearest face, edge or corner (outside_distance).
+            dvec3 nearest;
+            dist = outside_distance(b.poly, q1, plane, dist, nearest);
+            normal = dist > 0.0 ? b.pose.orientation * ((q1 - nearest) / dist) : b.pose.orientation * b.poly.planes[plane].n;
+            point = b.pose.position + b.pose.orientation * nearest;
+            return true;
+        }
         point = contact_point(b.poly, b.pose, x, plane, dist, normal);
         return true;
     }
@@ -247,6 +255,7 @@ FS_HDI dvec3 angular_impulse_of(dvec3 x, dvec3 alpha, double rho) {
 struct Sums {
     dvec3 alpha{0.0};    // sum of strengths omega V (total vorticity)
     dvec3 impulse{0.0};  // (1/2) sum x x alpha
+    dvec3 angular{0.0};  // (1/3) sum x x (x x alpha), about the origin
     double enstrophy = 0.0;  // sum |omega|^2 V
     double energy = 0.0;     // (1/2) sum alpha . psi  (rho left out)
     double max_speed2 = 0.0;
@@ -257,6 +266,7 @@ struct SumsOp {
         Sums s;
         s.alpha = a.alpha + b.alpha;
         s.impulse = a.impulse + b.impulse;
+        s.angular = a.angular + b.angular;
         s.enstrophy = a.enstrophy + b.enstrophy;
         s.energy = a.energy + b.energy;
         s.max_speed2 = max_of(a.max_speed2, b.max_speed2);

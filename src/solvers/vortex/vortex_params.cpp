@@ -123,6 +123,11 @@ void VortexSolver::register_params() {
     r.add_real({"heat_transfer_rate", "Heat transfer rate", "Bodies", "1/s",
                 "How fast a particle touching a body takes the body's temperature.", 0, 1e4},
                &s_.heat_transfer_rate);
+    r.add_real({"force_smoothing", "Force smoothing", "Bodies", "s",
+                "Time constant of the running mean behind each body's force, torque, lift and drag stats (the "
+                "impulse the fluid hands a body in one step jumps as vortons come and go).",
+                1e-3, 1e3},
+               &s_.force_smoothing);
     r.add_real({"barrier_angle", "Body 1 turn", "Bodies", "deg",
                 "Extra turn of body 1 about the z axis; Q/E turn it.", -1e6, 1e6},
                &s_.barrier_angle);

@@ -144,6 +144,8 @@ void VortexSolver::vorticity_stats(const Sums& s, Stats& out) const {
     out.set_count("n_tracers", engine_->tracers());
     out.set("total_vorticity", std::vector<double>{s.alpha.x, s.alpha.y, s.alpha.z});
     out.set("linear_impulse", std::vector<double>{P.x, P.y, P.z});
+    const dvec3 L = s_.fluid_density * s.angular;
+    out.set("angular_impulse", std::vector<double>{L.x, L.y, L.z});
     out.set("enstrophy", s.enstrophy);
 }
 
@@ -197,6 +199,13 @@ double VortexSolver::finish_step(Stats& out) {
         out.set(p + "impulse", v3(b.received.linear));
         out.set(p + "angular_impulse", v3(b.received.angular));
         out.set(p + "heat", b.received.heat);
+        out.set(p + "force", v3(b.force));
+        out.set(p + "torque", v3(b.torque));
+        const BodyAero aero = body_aero(b, s_.fluid_density);
+        out.set(p + "lift", aero.lift);
+        out.set(p + "drag", aero.drag);
+        out.set(p + "lift_coefficient", aero.lift_coefficient);
+        out.set(p + "drag_coefficient", aero.drag_coefficient);
         contacts += b.received.contacts;
     }
     out.set_count("vorton_contacts", contacts);
@@ -252,6 +261,7 @@ struct BodyBlob {
     dvec3 position, home;
     dmat3 orientation;
     dvec3 velocity, angular_velocity;
+    dvec3 force, torque;
 };
 }  // namespace
 
@@ -264,7 +274,7 @@ void VortexSolver::save_extra(std::vector<char>& out) const {
     blob::put(out, std::vector<long long>{emitted_vortons_, emitted_tracers_, next_vorton_id_, next_tracer_id_,
                                           reference_step_});
     std::vector<BodyBlob> bodies;
-    for (const BodyState& b : bodies_) bodies.push_back({b.position, b.home, b.orientation, b.velocity, b.angular_velocity});
+    for (const BodyState& b : bodies_) bodies.push_back({b.position, b.home, b.orientation, b.velocity, b.angular_velocity, b.force, b.torque});
     blob::put(out, bodies);
 }
 
@@ -293,6 +303,8 @@ void VortexSolver::load_extra(const std::vector<char>& in, std::size_t& at) {
         bodies_[k].orientation = bodies[k].orientation;
         bodies_[k].velocity = bodies[k].velocity;
         bodies_[k].angular_velocity = bodies[k].angular_velocity;
+        bodies_[k].force = bodies[k].force;
+        bodies_[k].torque = bodies[k].torque;
     }
 }
 

@@ -77,6 +77,7 @@ struct Settings {
     double boundary_thickness = 1.2;
     double slip_fraction = 1.0;
     double heat_transfer_rate = 5.0;
+    double force_smoothing = 0.5;  // s: the running mean of the bodies' forces
     long long remesh_every = 0;
     double remesh_threshold = 1e-3;
     double dt = 1.0 / 60.0;
@@ -105,11 +106,25 @@ struct BodyState {
     dmat3 inertia_body{1.0};  // about the centroid, body axes
     bool dynamic = false;
     Exchange received;        // in the last step
+    // The force and torque (about the centroid) the fluid exerts, received / dt in a running
+    // mean over force_smoothing seconds.
+    dvec3 force{0.0}, torque{0.0};
+    // The reference area of the lift and drag coefficients: the body's shadow on its own x-z
+    // plane (chord x span for plates and airfoils; pi r^2 for a sphere).
+    double planform = 0.0;
     // A user-given shape's centroid in the coordinates its planes or vertices are given in:
     // build_bodies moves the body's origin there, so position = bodyN_position + centroid.
     dvec3 centroid{0.0};
     bool held = false;        // a hand drags it in the step in progress (hold_bodies)
 };
+
+// A body's force split along and across the relative wind, and as coefficients
+// (vortex_bodies.cpp, body_aero).
+struct BodyAero {
+    double lift = 0.0, drag = 0.0;  // N
+    double lift_coefficient = 0.0, drag_coefficient = 0.0;
+};
+BodyAero body_aero(const BodyState& st, double fluid_density);
 
 extern const std::vector<std::string> kShapeNames;
 enum ShapeIndex : int { kNone = 0, kShapeSphere, kBox, kPlate, kWedge, kTetrahedron, kAirfoil, kPlanes, kVertices };
