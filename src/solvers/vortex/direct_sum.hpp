@@ -8,10 +8,11 @@
 // - Per target (one body per vorton or tracer, callable from exec.parallel_for on either
 //   backend), each tile is summed in float and the tile's sum is added into double, tile after
 //   tile in a fixed order: the result of target i is independent of the thread count.
-// - The pair terms are written once, over a lane type F: one float (the CUDA threads, and the
-//   host without AVX2) or 8 floats (host with AVX2 and FMA, checked at run time; the project
-//   is compiled without -march, so the 8-float instantiation is compiled in functions carrying
-//   target("avx2,fma") and flatten, which inline the lane operations into them).
+// - The pair terms are written once, over a lane type: one float (the CUDA threads, and hosts
+//   without AVX2), 8 floats (hosts with AVX2 and FMA) or 16 (AVX-512F), chosen at run time; the
+//   project is compiled without -march, so the wide instantiations are compiled in functions
+//   carrying target("avx2,fma") or target("avx512f") and flatten, which inline the lane
+//   operations into them.
 //
 // No per-pair branch: padding sources have zero strength and volume; a vorton's own pair has
 // r = 0, where alpha x r = 0, (r . w) = 0 and omega_j - omega_i = 0, so it adds nothing to the
@@ -30,6 +31,9 @@
 #if !defined(__CUDACC__) && defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define FS_DIRECT_AVX2 1
+// GCC 12 sees its own AVX-512 intrinsics' _mm512_undefined_* operands as maybe uninitialised.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
 namespace fs::vortex {
@@ -128,6 +132,57 @@ struct Lane8 {
                                         _mm256_cvtps_pd(_mm256_extractf128_ps(a.v, 1)));
         const __m128d h = _mm_add_pd(_mm256_castpd256_pd128(s), _mm256_extractf128_pd(s, 1));
         return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+    }
+};
+
+#define FS_AVX512 __attribute__((target("avx512f"))) inline
+// Sixteen floats (AVX-512F: 32 registers, room for all the accumulators).
+struct F16 {
+    __m512 v;
+    FS_AVX512 friend F16 operator+(F16 a, F16 b) { return {_mm512_add_ps(a.v, b.v)}; }
+    FS_AVX512 friend F16 operator-(F16 a, F16 b) { return {_mm512_sub_ps(a.v, b.v)}; }
+    FS_AVX512 friend F16 operator*(F16 a, F16 b) { return {_mm512_mul_ps(a.v, b.v)}; }
+};
+struct Lane16 {
+    using F = F16;
+    static constexpr int W = 16;
+    FS_AVX512 static F load(const float* p) { return {_mm512_loadu_ps(p)}; }
+    FS_AVX512 static F bcast(float x) { return {_mm512_set1_ps(x)}; }
+    FS_AVX512 static F fmadd(F a, F b, F c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
+    FS_AVX512 static F fmsub(F a, F b, F c) { return {_mm512_fmsub_ps(a.v, b.v, c.v)}; }
+    // 1/sqrt(q): the 14-bit estimate and one Newton step, as Lane8.
+    FS_AVX512 static F rsqrt(F q) {
+        const __m512 y = _mm512_rsqrt14_ps(q.v);
+        const __m512 qy2 = _mm512_mul_ps(_mm512_mul_ps(q.v, y), y);
+        return {_mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), y), _mm512_sub_ps(_mm512_set1_ps(3.0f), qy2))};
+    }
+    // e^x for x in [-20, 0], as Lane8 (Cody-Waite, Cephes' expf polynomial, 2^n in the exponent).
+    FS_AVX512 static F exp(F x) {
+        const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x.v, _mm512_set1_ps(1.44269504088896341f)),
+                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m512 f = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x.v);
+        f = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), f);
+        __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+        p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.3981999507e-3f));
+        p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(8.3334519073e-3f));
+        p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(4.1665795894e-2f));
+        p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.6666665459e-1f));
+        p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(5.0000001201e-1f));
+        p = _mm512_fmadd_ps(_mm512_mul_ps(p, f), f, _mm512_add_ps(f, _mm512_set1_ps(1.0f)));
+        const __m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
+        return {_mm512_mul_ps(p, _mm512_castsi512_ps(e))};
+    }
+    FS_AVX512 static F keep_within(F a, F x, F bound) {
+        return {_mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x.v, bound.v, _CMP_LE_OQ), a.v)};
+    }
+    FS_AVX512 static F max(F a, F b) { return {_mm512_max_ps(a.v, b.v)}; }
+    // The lanes' sum, in double, in a fixed order.
+    FS_AVX512 static double sum(F a) {
+        const __m512d s = _mm512_add_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(a.v)),
+                                        _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a.v), 1))));
+        const __m256d h = _mm256_add_pd(_mm512_castpd512_pd256(s), _mm512_extractf64x4_pd(s, 1));
+        const __m128d q = _mm_add_pd(_mm256_castpd256_pd128(h), _mm256_extractf128_pd(h, 1));
+        return _mm_cvtsd_f64(_mm_add_sd(q, _mm_unpackhi_pd(q, q)));
     }
 };
 #endif
@@ -262,7 +317,21 @@ __attribute__((target("avx2,fma"), flatten)) inline void tracer_sum_avx2(const S
                                                                           double u[3]) {
     tracer_sum<Lane8>(s, x, y, z, u);
 }
-inline bool host_has_avx2() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+__attribute__((target("avx512f"), flatten)) inline void vorton_sums_avx512(const Sources& s, float x, float y,
+                                                                            float z, float wx, float wy, float wz,
+                                                                            float si, bool pse, VortonSums& out) {
+    vorton_sums<Lane16>(s, x, y, z, wx, wy, wz, si, pse, out);
+}
+__attribute__((target("avx512f"), flatten)) inline void tracer_sum_avx512(const Sources& s, float x, float y, float z,
+                                                                           double u[3]) {
+    tracer_sum<Lane16>(s, x, y, z, u);
+}
+// The widest lanes this host has: 16, 8 or 1.
+inline int host_lanes() {
+    if (__builtin_cpu_supports("avx512f")) return 16;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 8;
+    return 1;
+}
 #endif
 
 // The vorton's velocity, potential, stretching and diffusion from its sums (the constants of
@@ -351,7 +420,8 @@ public:
     void vortons(Exec& exec, View<const dvec3> pos, View<const dvec3> omega, View<const double> radius, double nu,
                  View<dvec3> vel, View<dvec3> str, View<dvec3> dif, View<dvec3> psi) const {
         const direct::Sources s = src_;
-        const bool pse = nu > 0.0, simd = use_simd();
+        const bool pse = nu > 0.0;
+        const int lanes = this->lanes();
         exec.parallel_for(pos.size, FS_LAMBDA(int i) {
             using namespace direct;
             const dvec3 x = pos[i] - *s.origin, w = omega[i];
@@ -359,12 +429,14 @@ public:
             const float wx = float(w.x), wy = float(w.y), wz = float(w.z);
             VortonSums m;
 #if defined(FS_DIRECT_AVX2)
-            if (simd)
+            if (lanes == 16)
+                vorton_sums_avx512(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
+            else if (lanes == 8)
                 vorton_sums_avx2(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
             else
 #endif
                 vorton_sums<Lane1>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
-            (void)simd;
+            (void)lanes;
             const VortonResult r = finish(m, w, nu);
             vel[i] = r.u;
             str[i] = r.stretch;
@@ -376,38 +448,43 @@ public:
     // Velocity at every tracer.
     void tracers(Exec& exec, View<const dvec3> tpos, View<dvec3> tvel) const {
         const direct::Sources s = src_;
-        const bool simd = use_simd();
+        const int lanes = this->lanes();
         exec.parallel_for(tpos.size, FS_LAMBDA(int i) {
             using namespace direct;
             const dvec3 x = tpos[i] - *s.origin;
             double u[3] = {0, 0, 0};
 #if defined(FS_DIRECT_AVX2)
-            if (simd)
+            if (lanes == 16)
+                tracer_sum_avx512(s, float(x.x), float(x.y), float(x.z), u);
+            else if (lanes == 8)
                 tracer_sum_avx2(s, float(x.x), float(x.y), float(x.z), u);
             else
 #endif
                 tracer_sum<Lane1>(s, float(x.x), float(x.y), float(x.z), u);
-            (void)simd;
+            (void)lanes;
             tvel[i] = (1.0 / (4.0 * kPi)) * dvec3(u[0], u[1], u[2]);
         });
     }
 
-    // Whether the sums take the 8-float path: on a host with AVX2 and FMA, unless turned off
-    // (the tests compare both paths).
-    bool use_simd() const {
+    // The lanes the sums take: the widest the host has (16 floats with AVX-512F, 8 with AVX2
+    // and FMA, else 1; always 1 on the GPU), at most max_lanes (the tests compare the paths).
+    int lanes() const {
 #if defined(FS_DIRECT_AVX2)
-        return kSpace == MemorySpace::Host && allow_simd_ && direct::host_has_avx2();
-#else
-        return false;
+        if (kSpace == MemorySpace::Host) return min_of(direct::host_lanes(), max_lanes_);
 #endif
+        return 1;
     }
-    void allow_simd(bool on) { allow_simd_ = on; }
+    void limit_lanes(int max_lanes) { max_lanes_ = max_lanes; }
 
 private:
     Buffer<float> data_{kSpace}, tiles_{kSpace};
     Buffer<dvec3> origin_{kSpace};
     direct::Sources src_;
-    bool allow_simd_ = true;
+    int max_lanes_ = 16;
 };
 
 }  // namespace fs::vortex
+
+#if defined(FS_DIRECT_AVX2)
+#pragma GCC diagnostic pop
+#endif
