@@ -7,7 +7,8 @@
 //   tile's bounding box and largest core (for the diffusion's cut-off).
 // - Per target (one body per vorton or tracer, callable from exec.parallel_for on either
 //   backend), each tile is summed in float and the tile's sum is added into double, tile after
-//   tile in a fixed order: the result of target i is independent of the thread count.
+//   tile in a fixed order: the result of target i is independent of the thread count. Up to
+//   kExactUpTo vortons, their own sum stays all-double (see there).
 // - The pair terms are written once, over a lane type: one float (the CUDA threads, and hosts
 //   without AVX2), 8 floats (hosts with AVX2 and FMA) or 16 (AVX-512F), chosen at run time; the
 //   project is compiled without -march, so the wide instantiations are compiled in functions
@@ -41,6 +42,11 @@ namespace fs::vortex {
 namespace direct {
 
 constexpr int kTile = 512;  // sources per tile: summed in float, tiles joined in double
+// Up to this many vortons their own sum stays all-double (the pair loop of vortex_kernels.hpp):
+// it costs little there (1e6 pairs), and small symmetric systems amplify float's round-off
+// (two leapfrogging rings of 128 vortons each, which the double sum carries for 60 s, run
+// away after 40 s from 1e-7 errors). Tracers are passive: they always take the float tiles.
+constexpr int kExactUpTo = 1024;
 
 // Source components, each an array of `padded` floats.
 enum Component : int { kX, kY, kZ, kS2, kAX, kAY, kAZ, kSigma, kWX, kWY, kWZ, kVol, kComponents };
@@ -419,6 +425,10 @@ public:
     // vortons prepare() was given.
     void vortons(Exec& exec, View<const dvec3> pos, View<const dvec3> omega, View<const double> radius, double nu,
                  View<dvec3> vel, View<dvec3> str, View<dvec3> dif, View<dvec3> psi) const {
+        if (pos.size <= exact_up_to_) {
+            exact_vortons(exec, pos, omega, radius, nu, vel, str, dif, psi);
+            return;
+        }
         const direct::Sources s = src_;
         const bool pse = nu > 0.0;
         const int lanes = this->lanes();
@@ -442,6 +452,28 @@ public:
             str[i] = r.stretch;
             psi[i] = r.psi;
             dif[i] = r.diffuse;
+        });
+    }
+
+    // The same all in double, pair by pair (add_induced, pse_term).
+    static void exact_vortons(Exec& exec, View<const dvec3> pos, View<const dvec3> omega, View<const double> radius,
+                              double nu, View<dvec3> vel, View<dvec3> str, View<dvec3> dif, View<dvec3> psi) {
+        const int n = pos.size;
+        exec.parallel_for(n, FS_LAMBDA(int i) {
+            const dvec3 xi = pos[i], wi = omega[i];
+            const double si = radius[i];
+            Induced acc;
+            dvec3 d(0.0);
+            for (int j = 0; j < n; ++j) {
+                const double sj = radius[j];
+                const double vj = vorton_volume(sj);
+                add_induced(acc, xi, wi, pos[j], vj * omega[j], sj, true);
+                if (nu > 0.0 && j != i) d += pse_term(xi - pos[j], 0.5 * (si + sj), wi, omega[j], vj);
+            }
+            vel[i] = acc.u;
+            str[i] = acc.stretch;
+            psi[i] = acc.psi;
+            dif[i] = nu * d;
         });
     }
 
@@ -475,12 +507,15 @@ public:
         return 1;
     }
     void limit_lanes(int max_lanes) { max_lanes_ = max_lanes; }
+    // Vortons up to this many sum all in double (direct::kExactUpTo; the tests set 0).
+    void exact_up_to(int n) { exact_up_to_ = n; }
 
 private:
     Buffer<float> data_{kSpace}, tiles_{kSpace};
     Buffer<dvec3> origin_{kSpace};
     direct::Sources src_;
     int max_lanes_ = 16;
+    int exact_up_to_ = direct::kExactUpTo;
 };
 
 }  // namespace fs::vortex
