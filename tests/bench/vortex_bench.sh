@@ -29,6 +29,22 @@ if [ "$backend" = cuda ]; then
         --bench-json "$out/bench-vortex-1e5-grid-1e7-tracers-cuda.json"
 fi
 
+# 3. On the CPU: the direct sum's pair rate (pairs/s = N^2 / the velocity stage's time; stages
+#    in the report): 30^3 = 27 000 vortons by the direct sum (the most the CPU's check allows,
+#    1e9 pairs a step, is 31 622), then 1000 vortons and 49 000 tracers, both by the direct sum.
+#    FS_BENCH_DIRECT=0 skips it.
+if [ "${FS_BENCH_DIRECT:-1}" = 1 ] && [ "$backend" = cpu ]; then
+    "$program" "$here/scenes/vortex_moving_plate.json" --bench --steps 2 --warmup 1 \
+        --set velocity_method=direct --set tracers=0 --set vorton_box=-1.22,-1.22,-1.22,1.22,1.22,1.22 \
+        --set vorton_spacing=0.08 --set max_vortons=31622 --set integrator=euler \
+        --bench-json "$out/bench-vortex-27000-direct-cpu.json"
+    "$program" "$here/scenes/vortex_moving_plate.json" --bench --steps 3 --warmup 1 \
+        --set velocity_method=direct --set tracer_velocity=direct \
+        --set vorton_box=-0.45,-0.45,-0.45,0.45,0.45,0.45 --set vorton_spacing=0.1 \
+        --set tracer_box=-1,-1,-1,1,1,1 --set tracers=49000 --set max_tracers=49000 --set integrator=euler \
+        --bench-json "$out/bench-vortex-1000-direct-49000-tracers-cpu.json"
+fi
+
 # The same on a busy machine (tests/bench/loaded.sh): 1 thread against 2 (governed, and pinned),
 # idle and with a busy loop per core, interleaved. FS_BENCH_LOADED=0 skips it.
 if [ "${FS_BENCH_LOADED:-1}" = 1 ] && [ "$backend" = cpu ]; then

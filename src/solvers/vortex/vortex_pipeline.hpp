@@ -14,6 +14,7 @@
 
 #include "core/buffer.hpp"
 #include "solvers/vortex/body_collisions.hpp"
+#include "solvers/vortex/direct_sum.hpp"
 #include "solvers/vortex/vortex_engine.hpp"
 #include "solvers/vortex/vortex_in_cell.hpp"
 
@@ -119,6 +120,7 @@ public:
         const bool need_grid = c.velocity_method == kGrid || (tracers() > 0 && c.tracer_method == kGrid) ||
                                c.buoyancy || c.thermal_diffusivity > 0.0;
         vic_.invalidate();
+        direct_ready_ = false;
         if (need_grid && vortons() > 0) build_grid(c, true);
         if (c.velocity_method == kGrid && vic_.built())
             vic_.interpolate_to_vortons(exec_, c, vpos_.cview(), omega_.cview(), vvel_.view(), stretch_.view(),
@@ -134,51 +136,24 @@ public:
     }
 
     // Regularised Biot-Savart over all vortons (O(N^2), the exact reference), with the
-    // stretching term and particle strength exchange in the same pass.
+    // stretching term and particle strength exchange in the same pass: float tiles over
+    // structure-of-arrays copies of the vortons, joined in double (direct_sum.hpp).
     void vortons_direct(const Config& c) {
-        auto pos = vpos_.cview();
-        auto omega = omega_.cview();
-        auto radius = radius_.cview();
-        auto vel = vvel_.view();
-        auto str = stretch_.view();
-        auto dif = diffuse_.view();
-        auto psi = vpsi_.view();
-        const int n = vortons();
-        const double nu = c.viscosity;
-        exec_.parallel_for(n, FS_LAMBDA(int i) {
-            const dvec3 xi = pos[i], wi = omega[i];
-            const double si = radius[i];
-            Induced acc;
-            dvec3 d(0.0);
-            for (int j = 0; j < n; ++j) {
-                const double sj = radius[j];
-                const double vj = vorton_volume(sj);
-                add_induced(acc, xi, wi, pos[j], vj * omega[j], sj, true);
-                if (nu > 0.0 && j != i) d += pse_term(xi - pos[j], 0.5 * (si + sj), wi, omega[j], vj);
-            }
-            vel[i] = acc.u;
-            str[i] = acc.stretch;
-            psi[i] = acc.psi;
-            dif[i] = nu * d;
-        });
+        prepare_direct();
+        direct_.vortons(exec_, vpos_.cview(), omega_.cview(), radius_.cview(), c.viscosity, vvel_.view(),
+                        stretch_.view(), diffuse_.view(), vpsi_.view());
     }
 
     void tracers_direct() {
-        auto pos = vpos_.cview();
-        auto omega = omega_.cview();
-        auto radius = radius_.cview();
-        auto tpos = tpos_.cview();
-        auto tvel = tvel_.view();
-        const int n = vortons();
-        exec_.parallel_for(tracers(), FS_LAMBDA(int i) {
-            const dvec3 x = tpos[i];
-            Induced acc;
-            for (int j = 0; j < n; ++j) {
-                const double sj = radius[j];
-                add_induced(acc, x, dvec3(0.0), pos[j], vorton_volume(sj) * omega[j], sj, false);
-            }
-            tvel[i] = acc.u;
-        });
+        prepare_direct();
+        direct_.tracers(exec_, tpos_.cview(), tvel_.view());
+    }
+
+    // The vortons' float copies, once per velocity evaluation (velocity() clears direct_ready_).
+    void prepare_direct() {
+        if (direct_ready_) return;
+        direct_.prepare(exec_, vpos_.cview(), omega_.cview(), radius_.cview());
+        direct_ready_ = true;
     }
 
     // The vortex-in-cell grid over the current particles; remesh spreads without solving.
@@ -428,6 +403,8 @@ private:
     // The midpoint rule's step start (half_step).
     Buffer<dvec3> start_vpos_{kSpace}, start_omega_{kSpace}, start_tpos_{kSpace};
     VortexInCell<Exec> vic_;
+    DirectSum<Exec> direct_;  // the direct sum's float sources, kept between steps
+    bool direct_ready_ = false;
     BodyCollisions<Exec> collisions_;
     Buffer<int> flags_{kSpace}, slots_{kSpace};  // remesh: the nodes kept and their slots
     // Staging for emitted particles (place()).
