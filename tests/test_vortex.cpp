@@ -305,26 +305,88 @@ TEST(VortexGuard, ARunawayRingStopsNamingTheQuantityAndTheCure) {
     EXPECT_EQ(ok.status, 0) << ok.output;
 }
 
-TEST(VortexBodies, TheImpulseTheFluidLosesIsWhatTheBodiesGain) {
-    VortexSolver s;
-    load(s, "vortex_moving_plate.json", {"tracers=2000", "vorton_box=-1.6,-0.4,-0.4,-0.6,0.4,0.4"});
-    int contacts = 0;
-    for (int step = 0; step < 12; ++step) {
-        run_until(s, vx::kCollide);
-        const vx::Config c = s.config();
-        const dvec3 before = c.fluid_density * s.engine().sums(c).impulse;
-        s.advance_stage();
-        const dvec3 after = c.fluid_density * s.engine().sums(c).impulse;
-        dvec3 gained(0.0);
-        for (const vx::Exchange& e : s.engine().exchanges()) {
-            gained += e.linear;
-            contacts += e.contacts;
-        }
-        const double scale = glm::length(before) + glm::length(gained) + 1e-30;
-        EXPECT_LT(glm::length((after - before) + gained), 1e-12 * scale) << "step " << step;
-        s.step();
+// The fluid's linear impulse (rho/2) sum x x alpha and angular impulse (rho/3) sum x x (x x alpha)
+// about the origin (Saffman, "Vortex Dynamics", 3.2-3.3), computed here from the state itself.
+struct FluidImpulse {
+    dvec3 linear{0.0}, angular{0.0};
+};
+FluidImpulse fluid_impulse(const HostState& h, double rho) {
+    FluidImpulse f;
+    for (std::size_t i = 0; i < h.vpos.size(); ++i) {
+        const dvec3 a = vx::vorton_volume(h.radius[i]) * h.omega[i];
+        f.linear += 0.5 * rho * glm::cross(h.vpos[i], a);
+        f.angular += rho / 3.0 * glm::cross(h.vpos[i], glm::cross(h.vpos[i], a));
     }
-    EXPECT_GT(contacts, 0);
+    return f;
+}
+
+TEST(VortexBodies, WhatTheFluidsImpulseLosesOverACollisionTheBodyReceives) {
+    // A plate driven through still fluid (linear) and a paddle turning in it (angular): over each
+    // collide stage, the change of the whole vorticity field's impulse, summed here from the
+    // particles before and after, is what the body reports receiving, with the opposite sign.
+    struct Case {
+        const char* scene;
+        std::vector<std::string> sets;
+    };
+    const Case cases[] = {{"vortex_moving_plate.json", {"tracers=0", "vorton_box=-1.6,-0.4,-0.4,-0.6,0.4,0.4"}},
+                          {"vortex_paddle.json", {"tracers=0"}}};
+    for (const Case& k : cases) {
+        VortexSolver s;
+        load(s, k.scene, k.sets);
+        int contacts = 0;
+        double largest = 0.0;
+        for (int step = 0; step < 12; ++step) {
+            run_until(s, vx::kCollide);
+            const double rho = s.config().fluid_density;
+            const FluidImpulse before = fluid_impulse(s.state(), rho);
+            s.advance_stage();
+            const FluidImpulse after = fluid_impulse(s.state(), rho);
+            const vx::Exchange e = s.engine().exchanges()[0];
+            contacts += e.contacts;
+            // The body's angular impulse is about its position; the fluid's about the origin.
+            // (The body moves in the later bodies stage: it is still where the collisions met it.)
+            const dvec3 at = s.bodies()[0].position;
+            const dvec3 angular_about_origin = e.angular + glm::cross(at, e.linear);
+            const double lin = glm::length(after.linear - before.linear);
+            const double ang = glm::length(after.angular - before.angular);
+            largest = std::max(largest, lin + ang);
+            // Round-off: of the changes, and of the sums they are differences of.
+            const double tol = 1e-9 * (lin + ang) +
+                               1e-12 * (glm::length(before.linear) + glm::length(before.angular) + 1e-6);
+            EXPECT_LT(glm::length((after.linear - before.linear) + e.linear), tol) << k.scene << " step " << step;
+            EXPECT_LT(glm::length((after.angular - before.angular) + angular_about_origin), tol)
+                << k.scene << " step " << step;
+            s.step();
+        }
+        EXPECT_GT(contacts, 100) << k.scene;
+        EXPECT_GT(largest, 1e-3) << k.scene;  // the collisions did hand over impulse
+    }
+}
+
+TEST(VortexBodies, APaddleGivesTheFluidTheAngularImpulseItLoses) {
+    // A paddle turning about +y in still fluid stirs it the way it turns, and what it gives stays
+    // in the fluid: the fluid's angular impulse, from the whole vorticity field, grows by what
+    // the body hands over in the collisions. The other stages (velocity, stretching,
+    // advection) conserve it only as well as the method does; by the direct sum the two agree
+    // to within 12% over a second (measured; by the grid at the scene's spacing the fluid kept
+    // half of it: README, Validation).
+    VortexSolver s;
+    load(s, "vortex_paddle.json", {"tracers=0", "velocity_method=direct"});
+    const double rho = s.config().fluid_density;
+    const double start = fluid_impulse(s.state(), rho).angular.y;
+    double given = 0.0;
+    for (int step = 1; step <= 60; ++step) {
+        s.step();
+        given -= s.stats().find("body1_angular_impulse")->value[1];
+        const double gained = fluid_impulse(s.state(), rho).angular.y - start;
+        if (step % 10 == 0) {
+            std::printf("paddle: step %d, the fluid's angular impulse grew %.4f, the paddle gave %.4f kg m^2/s\n",
+                        step, gained, given);
+            EXPECT_GT(given, 0.0);  // along the paddle's spin
+            EXPECT_NEAR(gained, given, 0.15 * given) << "step " << step;
+        }
+    }
+    EXPECT_LT(s.stats().find("body1_torque")->value[1], 0.0);  // the fluid holds the paddle back
 }
 
 TEST(VortexBodies, NothingTunnelsThroughAPlateThinnerThanACore) {
@@ -374,43 +436,93 @@ TEST(VortexBodies, NothingTunnelsThroughAPlateThinnerThanACore) {
     }
 }
 
-TEST(VortexBodies, HeatTheBodyGivesIsHeatTheVortonsTake) {
-    // A hot, still sphere in still fluid: over one collide stage the vortons in contact warm up,
-    // and the heat they take (rho V c_p dT each) is the heat the body reports giving.
+TEST(VortexBodies, TheHeatAHotSphereLosesIsInTheFluidAndLeftInItsWake) {
+    // A hot sphere (600 K) moving through fluid at 300 K, with no cooling and no heat diffusion:
+    // the only heat sources are the contacts, so over the whole run (collisions, stretching,
+    // advection) the fluid's heat rho c_p sum V (T - T0), summed here from the particles, grows
+    // by what the body reports giving. And the heat is left behind: the vortons it warmed lie
+    // behind the sphere (which moves along +x), in its wake.
     VortexSolver s;
     load(s, "vortex_magnus.json",
-         {"tracers=0", "body1_velocity=0,0,0", "body1_spin=0,0,0", "body1_temperature=600", "heat_transfer_rate=10"});
-    run_until(s, vx::kCollide);
-    const HostState before = s.state();
-    s.advance_stage();
-    const HostState after = s.state();
+         {"tracers=0", "body1_spin=0,0,0", "body1_temperature=600", "heat_transfer_rate=10", "cooling_rate=0",
+          "thermal_diffusivity=0"});
     const vx::Config c = s.config();
-    double taken = 0.0;
-    int warmed = 0;
-    for (std::size_t i = 0; i < after.vtemp.size(); ++i) {
-        const double dT = after.vtemp[i] - before.vtemp[i];
-        taken += c.fluid_density * vx::vorton_volume(after.radius[i]) * c.specific_heat * dT;
-        warmed += dT > 0.0;
+    auto heat = [&](const HostState& h) {
+        double q = 0.0;
+        for (std::size_t i = 0; i < h.vtemp.size(); ++i)
+            q += c.fluid_density * vx::vorton_volume(h.radius[i]) * c.specific_heat * (h.vtemp[i] - c.ambient_temperature);
+        return q;
+    };
+    const double q0 = heat(s.state());
+    double given = 0.0;
+    for (int step = 0; step < 60; ++step) {
+        s.step();
+        given -= s.stats().find("body1_heat")->value[0];
     }
-    const double to_body = s.engine().exchanges()[0].heat;
-    EXPECT_GT(warmed, 10);
-    EXPECT_LT(to_body, 0.0);
-    EXPECT_NEAR(taken, -to_body, 1e-12 * std::fabs(to_body));
+    const HostState h = s.state();
+    EXPECT_GT(given, 0.0);
+    EXPECT_NEAR(heat(h) - q0, given, 1e-9 * given);
+    const double x_body = s.bodies()[0].position.x;
+    double behind = 0.0, warmed = 0.0;
+    for (std::size_t i = 0; i < h.vtemp.size(); ++i) {
+        const double q = h.vtemp[i] - c.ambient_temperature;
+        if (q <= 0.0) continue;
+        warmed += q;
+        if (h.vpos[i].x < x_body) behind += q;
+    }
+    std::printf("hot sphere: %.4g J given, %.1f%% of the heat behind the sphere\n", given, 100.0 * behind / warmed);
+    EXPECT_GT(behind, 2.0 / 3.0 * warmed);  // 81% measured; the front face warms some too
 }
 
-TEST(VortexBodies, ADynamicBodyFallsWithGravityLessBuoyancy) {
-    // Far from the ring, a dense sphere only feels gravity and the buoyancy of the displaced
-    // fluid (series part 9): v(t) = -g (1 - rho_fluid / rho_body) t.
+TEST(VortexBodies, ASphereMovingWithoutSpinFeelsNoLift) {
+    // A sphere moving through still fluid (the frame that moves with it sees it at rest in a
+    // uniform stream) and not spinning has nothing to tell up from down: no lift, only drag.
+    // (The lattice of vortons the scene fills once lost its top row to round-off, 1.2 / 0.1 =
+    // 11.999..., and the sphere felt a sideways push from the missing row.)
     VortexSolver s;
-    load(s, "vortex_ring.json",
-         {"ring_tracers=0", "body1_shape=sphere", "body1_position=8,0,0", "body1_size=0.3,0.3,0.3",
-          "body1_motion=dynamic", "body1_density=50", "fluid_density=1.2", "gravity=9.81"});
-    for (int k = 0; k < 30; ++k) s.step();
-    const auto& v = s.stats().find("body1_velocity")->value;
-    const double expect = -9.81 * (1.0 - 1.2 / 50.0) * s.time();
-    EXPECT_NEAR(v[1], expect, 1e-12 * std::fabs(expect));
-    EXPECT_EQ(v[0], 0.0);
-    EXPECT_EQ(v[2], 0.0);
+    load(s, "vortex_magnus.json", {"tracers=0", "body1_spin=0,0,0"});
+    dvec3 sum(0.0);
+    for (int k = 0; k < 90; ++k) {
+        s.step();
+        const auto& j = s.stats().find("body1_impulse")->value;
+        sum += dvec3(j[0], j[1], j[2]);
+    }
+    EXPECT_LT(sum.x, 0.0);  // drag, against the motion along +x
+    EXPECT_LT(std::fabs(sum.y), 1e-6 * std::fabs(sum.x));
+    EXPECT_LT(std::fabs(sum.z), 1e-6 * std::fabs(sum.x));
+    const double lift = s.stats().find("body1_lift")->value[0], drag = s.stats().find("body1_drag")->value[0];
+    EXPECT_GT(drag, 0.0);
+    EXPECT_LT(std::fabs(lift), 1e-6 * drag);
+    EXPECT_GT(s.stats().find("body1_drag_coefficient")->value[0], 0.0);
+}
+
+TEST(VortexBodies, ABodyAndTheFluidTogetherGainOnlyWeightLessBuoyancy) {
+    // A dense sphere released in still fluid: the fluid pushes back on it as it falls (its
+    // acceleration stays below g (1 - rho/rho_b)), but the body's momentum and the fluid's
+    // impulse, summed here from the whole vorticity field, change together only by the weight
+    // less the displaced fluid's: m v + P = (m - rho V) g t (Saffman 1992, 3.2: the impulse is
+    // the fluid's momentum). By the direct sum the balance holds to 0.6% over half a second
+    // (measured); it fails if the fluid's stages make or lose impulse, or the body takes what
+    // the fluid did not give.
+    VortexSolver s;
+    load(s, "vortex_magnus.json",
+         {"tracers=0", "velocity_method=direct", "body1_motion=dynamic", "body1_velocity=0,0,0", "body1_spin=0,0,0",
+          "body1_density=50", "gravity=9.81"});
+    const vx::Config c = s.config();
+    const vx::BodyState& b = s.bodies()[0];
+    const double p0 = fluid_impulse(s.state(), c.fluid_density).linear.y;
+    const double free_fall = 9.81 * (1.0 - c.fluid_density * b.volume / b.mass);
+    for (int k = 1; k <= 30; ++k) {
+        s.step();
+        const double total = b.mass * b.velocity.y + (fluid_impulse(s.state(), c.fluid_density).linear.y - p0);
+        const double expect = -(b.mass - c.fluid_density * b.volume) * 9.81 * s.time();
+        EXPECT_NEAR(total, expect, 0.01 * std::fabs(expect)) << "step " << k;
+    }
+    const double fell = -b.velocity.y / s.time();
+    std::printf("falling sphere: mean acceleration %.4f g against %.4f g with no fluid to push\n", fell / 9.81,
+                free_fall / 9.81);
+    EXPECT_LT(fell, 0.99 * free_fall);
+    EXPECT_GT(fell, 0.5 * free_fall);
 }
 
 // Sum of the sideways (y) impulse the sphere of the Magnus scene receives over `steps`.
@@ -460,6 +572,38 @@ TEST(VortexRemesh, KeepsTotalVorticityAndImpulse) {
     const double y0 = before.impulse.y;
     for (int k = 0; k < 10; ++k) s.step();
     EXPECT_GT(s.engine().sums(c0).impulse.y, 0.9 * y0);
+}
+
+TEST(VortexRemesh, AboveAThresholdStillKeepsTotalVorticity) {
+    // A threshold drops the nodes whose vorticity is below a share of the largest; their
+    // vorticity goes to the kept nodes (in proportion to their own), so sum alpha stays to
+    // round-off. A cloud of vortons whose vorticity does not sum to zero, so the total is a
+    // real number to keep, with a tail of weak ones to drop.
+    VortexSolver s;
+    quiet(s);
+    set(s, "velocity_method", "grid");
+    std::uint64_t rng = 7;
+    std::vector<dvec3> pos, omega;
+    for (int i = 0; i < 400; ++i) {
+        pos.emplace_back(rng_uniform(rng) - 0.5, rng_uniform(rng) - 0.5, rng_uniform(rng) - 0.5);
+        const double strength = i % 4 == 0 ? 1.0 : 1e-3;  // a quarter strong, the rest a weak tail
+        omega.push_back(strength * dvec3(1.0 + rng_uniform(rng), rng_uniform(rng) - 0.5, rng_uniform(rng) - 0.5));
+    }
+    hold(s, pos, omega, 0.05, {});
+    s.step();
+    run_until(s, vx::kRemesh);
+    const vx::Config c0 = s.config();
+    const vx::Sums before = s.engine().sums(c0);
+    set(s, "remesh_every", "1");
+    set(s, "remesh_threshold", "0.05");
+    s.advance_stage();
+    const vx::Sums after = s.engine().sums(c0);
+    const int kept = s.engine().vortons();
+    std::printf("remesh at threshold 0.05: %d nodes kept; total vorticity off by %.2e, impulse by %.2e (relative)\n",
+                kept, glm::length(after.alpha - before.alpha) / glm::length(before.alpha),
+                glm::length(after.impulse - before.impulse) / glm::length(before.impulse));
+    EXPECT_GT(kept, 0);
+    EXPECT_LT(glm::length(after.alpha - before.alpha), 1e-12 * glm::length(before.alpha));
 }
 
 HostState run_threads(int threads, const std::string& scene, int steps) {
