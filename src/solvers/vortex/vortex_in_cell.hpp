@@ -171,7 +171,11 @@ public:
         // for vortons on the grid; grad T and lap T for buoyancy and heat diffusion.
         const double* uu = u.data;
         const double* ww = w.data;
-        if (c.velocity_method == kGrid) {
+        // At the nodes only where vortons outnumber an eighth of the nodes: otherwise
+        // interpolate_to_vortons differentiates at the 8 nodes around each vorton, fewer
+        // evaluations of the same stencils, in the same order (the same bits either way).
+        derivatives_at_nodes_ = c.velocity_method == kGrid && 8 * std::size_t(vortons) >= std::size_t(nodes);
+        if (derivatives_at_nodes_) {
             auto gu = gradu_.resized(9 * static_cast<std::size_t>(nodes));
             auto lw = lapw_.resized(3 * static_cast<std::size_t>(nodes));
             exec.parallel_for(nodes, FS_LAMBDA(int nd) {
@@ -204,13 +208,19 @@ public:
         const double* gu = gradu_.data();
         const double* lw = lapw_.data();
         const double* ps = psigrid_.data();
+        const double* w = wgrid_.data();
+        const bool at_nodes = derivatives_at_nodes_;
         const double nu = c.viscosity;
         exec.parallel_for(pos.size, FS_LAMBDA(int i) {
             const dvec3 x = pos[i], wi = omega[i];
             double v[3], d[9], l[3], p[3];
             interpolate<3>(g, u, x, v);
-            interpolate<9>(g, gu, x, d);
-            interpolate<3>(g, lw, x, l);
+            if (at_nodes) {
+                interpolate<9>(g, gu, x, d);
+                interpolate<3>(g, lw, x, l);
+            } else {
+                gradients_at(g, u, w, x, d, l);
+            }
             interpolate<3>(g, ps, x, p);
             vel[i] = dvec3(v[0], v[1], v[2]);
             // (omega . grad) u: component a = sum_b omega_b d u_a / d x_b.
@@ -219,6 +229,29 @@ public:
             dif[i] = nu * dvec3(l[0], l[1], l[2]);
             psi[i] = dvec3(p[0], p[1], p[2]);
         });
+    }
+
+    // grad u (d[3a + b] = d u_a / d x_b) and lap omega interpolated at x from the central
+    // differences (node_derivative, node_laplacian) at the 8 nodes around it, as interpolate<9>
+    // and interpolate<3> of build's node arrays would give them.
+    FS_HDI static void gradients_at(const VicGrid& g, const double* u, const double* w, dvec3 x, double* d,
+                                    double* l) {
+        int i, j, k;
+        dvec3 f;
+        g.locate(x, i, j, k, f);
+        for (int m = 0; m < 9; ++m) d[m] = 0.0;
+        for (int m = 0; m < 3; ++m) l[m] = 0.0;
+        const int n = g.nodes();
+        for (int c = 0; c < 2; ++c)
+            for (int b = 0; b < 2; ++b)
+                for (int a = 0; a < 2; ++a) {
+                    const double wt = cic_weight(f, a, b, c);
+                    for (int p = 0; p < 3; ++p) {
+                        for (int q = 0; q < 3; ++q)
+                            d[3 * p + q] += wt * node_derivative(g, u + p * n, i + a, j + b, k + c, q);
+                    }
+                    for (int p = 0; p < 3; ++p) l[p] += wt * node_laplacian(g, w + p * n, i + a, j + b, k + c);
+                }
     }
 
     // The tracers' velocity, interpolated from the grid.
@@ -236,6 +269,7 @@ private:
     VicGrid grid_;
     bool built_ = false;
     bool has_heat_ = false;
+    bool derivatives_at_nodes_ = false;  // grad u and lap omega in gradu_ and lapw_
     grid::CellSort<Exec> sort_;
     std::unique_ptr<FreeSpacePoisson> poisson_;
 };
