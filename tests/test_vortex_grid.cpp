@@ -101,10 +101,26 @@ TEST(VortexGridFidelity, DISABLED_Table) {
         VortexSolver s;
         const HostState state = state_after(s, b.file, b.steps, {});
         const Evaluation direct = evaluate(s, state, "direct");
+        auto extent = [](const std::vector<dvec3>& x) {
+            dvec3 lo(1e300), hi(-1e300);
+            for (const dvec3& p : x) {
+                lo = glm::min(lo, p);
+                hi = glm::max(hi, p);
+            }
+            return hi - lo;
+        };
+        const dvec3 ev = extent(state.vpos), et = extent(state.tpos);
+        std::printf("| %s: extent of the vortons %.2f x %.2f x %.2f m, of the tracers %.2f x %.2f x %.2f m |\n", b.file,
+                    ev.x, ev.y, ev.z, et.x, et.y, et.z);
         const vx::VicGrid today = s.engine().grid_info().grid;
         std::printf("| %s (step %d, %zu vortons, %zu tracers; the scene's own h = %.2f sigma) | direct | | | | %.1f |\n",
                     b.file, b.steps, state.vpos.size(), state.tpos.size(),
                     today.h / std::stod(s.params().at("core_radius").to_text()), direct.ms);
+        const Evaluation own = evaluate(s, state, "grid");
+        const vx::VicGrid og = s.engine().grid_info().grid;
+        std::printf("| | own %.2f | %dx%dx%d | %.4f | %.4f | %.1f |\n", og.h / std::stod(s.params().at("core_radius").to_text()),
+                    og.nx, og.ny, og.nz, relative_rms(own.h.vvel, direct.h.vvel), relative_rms(own.h.tvel, direct.h.tvel),
+                    own.ms);
         for (double r : spacings) {
             const Evaluation grid = evaluate(s, state, "grid", r);
             const vx::VicGrid g = s.engine().grid_info().grid;
