@@ -37,7 +37,7 @@ struct Config {
     double dt = 1.0 / 60.0;
     int velocity_method = kDirect;  // for vortons
     int tracer_method = kGrid;      // for tracers
-    int grid_cells = 128;           // most VIC nodes along the grid's longest extent
+    int grid_cells = 64;            // most VIC nodes along the grid's longest extent
     double grid_spacing = 1.0;      // VIC spacing in core radii (grid_cells may coarsen it)
     double core_radius = 0.05;      // the scene's vorton radius (the grid spacing's unit)
     bool stretching = true;         // the (omega . grad) u term

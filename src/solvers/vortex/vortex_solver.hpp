@@ -49,7 +49,7 @@ struct Settings {
     int velocity_method = kDirect;
     int tracer_velocity = kGrid;
     double grid_spacing = 1.0;  // core radii
-    long long grid_cells = 128;
+    long long grid_cells = 64;
     double core_radius = 0.05;
     std::array<RingSettings, kRingSlots> rings;
     double vorton_box[6] = {0, 0, 0, 0, 0, 0};
