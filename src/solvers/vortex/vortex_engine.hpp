@@ -37,8 +37,9 @@ struct Config {
     double dt = 1.0 / 60.0;
     int velocity_method = kDirect;  // for vortons
     int tracer_method = kGrid;      // for tracers
-    int grid_cells = 32;            // VIC nodes along the particles' longest extent
-    double core_radius = 0.05;      // the scene's vorton radius (a floor for the grid spacing)
+    int grid_cells = 64;            // most VIC nodes along the grid's longest extent
+    double grid_spacing = 1.0;      // VIC spacing in core radii (grid_cells may coarsen it)
+    double core_radius = 0.05;      // the scene's vorton radius (the grid spacing's unit)
     bool stretching = true;         // the (omega . grad) u term
     int integrator = kMidpoint;     // time integration of stretch and advect
     double viscosity = 0.0;         // m^2/s

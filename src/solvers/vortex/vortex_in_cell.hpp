@@ -42,13 +42,16 @@ public:
     // grad T (3 blocks) and lap T (the 4th), when has_heat().
     View<const double> temperature_derivatives() const { return gradt_.cview(); }
 
-    // Spreads the vortons' vorticity and temperature on a grid covering every vorton and tracer;
-    // with `solve`, also psi, u, and the derivatives the configuration asks for.
+    // Spreads the vortons' vorticity and temperature on a grid covering every vorton, and every
+    // tracer when the tracers take their velocity from it (c.tracer_method); with `solve`, also
+    // psi, u, and the derivatives the configuration asks for.
     void build(Exec& exec, const Config& c, View<const dvec3> vp, View<const dvec3> omega, View<const double> radius,
                View<const double> vtemp, View<const dvec3> tp, bool solve) {
-        // The grid covers every particle with a margin of two nodes.
+        // The grid covers the particles it serves with a margin of two nodes: the vortons (whose
+        // vorticity it spreads, whose temperature buoyancy reads) and the tracers only when they
+        // read their velocity from it (tracers by the direct sum do not stretch it).
         const Box3Op box_op;
-        const int vortons = vp.size, tracers = tp.size;
+        const int vortons = vp.size, tracers = c.tracer_method == kGrid ? tp.size : 0;
         const Box3 empty{dvec3(1e300), dvec3(-1e300)};
         Box3 box = exec.transform_reduce(vortons, empty, FS_LAMBDA(int i) { return Box3{vp[i], vp[i]}; }, box_op);
         if (tracers > 0)
@@ -59,12 +62,17 @@ public:
         if (!std::isfinite(longest)) return;  // the stats report the non-finite particle
         constexpr int kMargin = 2;
         VicGrid g;
-        const double h_raw = std::max(longest / std::max(1, c.grid_cells - 1 - 2 * kMargin), 0.5 * c.core_radius);
-        // h on a ladder of ratio 2^(1/8) and sizes rounded up to even numbers of the form
-        // 2^a 3^b 5^c: consecutive steps then mostly share one grid shape and spacing, so the
+        // The spacing follows the core: the grid's field is the direct sum's smoothed on h, the
+        // direct sum's on sigma, so their difference is set by h / sigma (measured in
+        // tests/test_vortex_grid.cpp: about 5% RMS at h = sigma in the body scenes). Only where
+        // that spacing would need more than grid_cells nodes along the longest extent does h grow.
+        const double h_core = c.grid_spacing * c.core_radius;
+        const double h_raw = std::max(longest / std::max(1, c.grid_cells - 1 - 2 * kMargin), h_core);
+        // h on a ladder of ratio 2^(1/8) from h_core, and sizes rounded up to even numbers of the
+        // form 2^a 3^b 5^c: consecutive steps then mostly share one grid shape and spacing, so the
         // Poisson solver reuses its FFT plans and kernel transform, and the doubled FFT lengths
         // have only the small prime factors FFTs are fastest for.
-        g.h = c.core_radius * std::exp2(std::ceil(8.0 * std::log2(h_raw / c.core_radius)) / 8.0);
+        g.h = h_core * std::exp2(std::ceil(8.0 * std::log2(h_raw / h_core)) / 8.0);
         auto nodes_along = [&](double e) {
             int n = static_cast<int>(std::ceil(e / g.h)) + 1 + 2 * kMargin;
             for (;; ++n) {
@@ -133,15 +141,19 @@ public:
 
         if (!poisson_) poisson_ = Exec::backend == Backend::Cuda ? make_poisson_cuda() : make_poisson_cpu();
         // The kernel is smoothed with the vortons' mean core, so the grid's field is the direct
-        // sum's regularised one (up to the O(h^2) of the spreading).
+        // sum's regularised one, and divided by the trilinear spreading's and interpolation's
+        // filter (sharpen: Hockney and Eastwood 1988, sec. 7-5), which would otherwise blur each
+        // core by a variance of h^2/3 along each axis: at h = sigma that halves the grid's RMS
+        // difference from the direct sum (tests/test_vortex_grid.cpp).
         const double mean_core =
             exec.transform_reduce(vortons, 0.0, FS_LAMBDA(int i) { return radius[i]; },
                                   [] FS_HD(double a, double b) { return a + b; }) /
             vortons;
         auto psi = psigrid_.resized(3 * static_cast<std::size_t>(nodes));
-        poisson_->solve(g.nx, g.ny, g.nz, g.h, w.data, psi.data, mean_core);
+        poisson_->solve(g.nx, g.ny, g.nz, g.h, w.data, psi.data, mean_core, true);
 
-        // u = curl psi at the nodes.
+        // u = curl psi at the nodes, by fourth-order differences (node_derivative4): the second-order
+        // ones' error is (h / sigma)^2 / 6 relative for a field varying on the core.
         auto u = ugrid_.resized(3 * static_cast<std::size_t>(nodes));
         auto uv = uvec_.resized(static_cast<std::size_t>(nodes));
         const double* ps = psi.data;
@@ -150,16 +162,20 @@ public:
             const double* px = ps;
             const double* py = ps + nodes;
             const double* pz = ps + 2 * nodes;
-            u[nd] = node_derivative(g, pz, i, j, k, 1) - node_derivative(g, py, i, j, k, 2);
-            u[nodes + nd] = node_derivative(g, px, i, j, k, 2) - node_derivative(g, pz, i, j, k, 0);
-            u[2 * nodes + nd] = node_derivative(g, py, i, j, k, 0) - node_derivative(g, px, i, j, k, 1);
+            u[nd] = node_derivative4(g, pz, i, j, k, 1) - node_derivative4(g, py, i, j, k, 2);
+            u[nodes + nd] = node_derivative4(g, px, i, j, k, 2) - node_derivative4(g, pz, i, j, k, 0);
+            u[2 * nodes + nd] = node_derivative4(g, py, i, j, k, 0) - node_derivative4(g, px, i, j, k, 1);
             uv[nd] = dvec3(u[nd], u[nodes + nd], u[2 * nodes + nd]);
         });
         // What the other stages read: grad u (component 3a + b = d u_a / d x_b) and lap omega
         // for vortons on the grid; grad T and lap T for buoyancy and heat diffusion.
         const double* uu = u.data;
         const double* ww = w.data;
-        if (c.velocity_method == kGrid) {
+        // At the nodes only where vortons outnumber an eighth of the nodes: otherwise
+        // interpolate_to_vortons differentiates at the 8 nodes around each vorton, fewer
+        // evaluations of the same stencils, in the same order (the same bits either way).
+        derivatives_at_nodes_ = c.velocity_method == kGrid && 8 * std::size_t(vortons) >= std::size_t(nodes);
+        if (derivatives_at_nodes_) {
             auto gu = gradu_.resized(9 * static_cast<std::size_t>(nodes));
             auto lw = lapw_.resized(3 * static_cast<std::size_t>(nodes));
             exec.parallel_for(nodes, FS_LAMBDA(int nd) {
@@ -192,13 +208,19 @@ public:
         const double* gu = gradu_.data();
         const double* lw = lapw_.data();
         const double* ps = psigrid_.data();
+        const double* w = wgrid_.data();
+        const bool at_nodes = derivatives_at_nodes_;
         const double nu = c.viscosity;
         exec.parallel_for(pos.size, FS_LAMBDA(int i) {
             const dvec3 x = pos[i], wi = omega[i];
             double v[3], d[9], l[3], p[3];
             interpolate<3>(g, u, x, v);
-            interpolate<9>(g, gu, x, d);
-            interpolate<3>(g, lw, x, l);
+            if (at_nodes) {
+                interpolate<9>(g, gu, x, d);
+                interpolate<3>(g, lw, x, l);
+            } else {
+                gradients_at(g, u, w, x, d, l);
+            }
             interpolate<3>(g, ps, x, p);
             vel[i] = dvec3(v[0], v[1], v[2]);
             // (omega . grad) u: component a = sum_b omega_b d u_a / d x_b.
@@ -207,6 +229,29 @@ public:
             dif[i] = nu * dvec3(l[0], l[1], l[2]);
             psi[i] = dvec3(p[0], p[1], p[2]);
         });
+    }
+
+    // grad u (d[3a + b] = d u_a / d x_b) and lap omega interpolated at x from the central
+    // differences (node_derivative, node_laplacian) at the 8 nodes around it, as interpolate<9>
+    // and interpolate<3> of build's node arrays would give them.
+    FS_HDI static void gradients_at(const VicGrid& g, const double* u, const double* w, dvec3 x, double* d,
+                                    double* l) {
+        int i, j, k;
+        dvec3 f;
+        g.locate(x, i, j, k, f);
+        for (int m = 0; m < 9; ++m) d[m] = 0.0;
+        for (int m = 0; m < 3; ++m) l[m] = 0.0;
+        const int n = g.nodes();
+        for (int c = 0; c < 2; ++c)
+            for (int b = 0; b < 2; ++b)
+                for (int a = 0; a < 2; ++a) {
+                    const double wt = cic_weight(f, a, b, c);
+                    for (int p = 0; p < 3; ++p) {
+                        for (int q = 0; q < 3; ++q)
+                            d[3 * p + q] += wt * node_derivative(g, u + p * n, i + a, j + b, k + c, q);
+                    }
+                    for (int p = 0; p < 3; ++p) l[p] += wt * node_laplacian(g, w + p * n, i + a, j + b, k + c);
+                }
     }
 
     // The tracers' velocity, interpolated from the grid.
@@ -224,6 +269,7 @@ private:
     VicGrid grid_;
     bool built_ = false;
     bool has_heat_ = false;
+    bool derivatives_at_nodes_ = false;  // grad u and lap omega in gradu_ and lapw_
     grid::CellSort<Exec> sort_;
     std::unique_ptr<FreeSpacePoisson> poisson_;
 };

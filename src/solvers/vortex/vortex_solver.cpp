@@ -94,6 +94,7 @@ Config VortexSolver::config() const {
     c.velocity_method = s_.velocity_method;
     c.tracer_method = s_.tracer_velocity;
     c.grid_cells = static_cast<int>(s_.grid_cells);
+    c.grid_spacing = s_.grid_spacing;
     c.core_radius = s_.core_radius;
     c.stretching = s_.stretching;
     c.integrator = s_.integrator;

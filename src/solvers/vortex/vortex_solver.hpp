@@ -48,7 +48,8 @@ struct BodySettings {
 struct Settings {
     int velocity_method = kDirect;
     int tracer_velocity = kGrid;
-    long long grid_cells = 32;
+    double grid_spacing = 1.0;  // core radii
+    long long grid_cells = 64;
     double core_radius = 0.05;
     std::array<RingSettings, kRingSlots> rings;
     double vorton_box[6] = {0, 0, 0, 0, 0, 0};

@@ -1,0 +1,181 @@
+// The vortex-in-cell grid against the direct sum in the scenes it serves: the grid's velocity at
+// the vortons and at the tracers, on a body scene's own state after it has run a while, is
+// compared with the regularised Biot-Savart sum (vortex_pipeline.hpp's vortons_direct and
+// tracers_direct, the exact reference) as a relative RMS difference,
+//   e = sqrt(sum_i |u_grid(x_i) - u_direct(x_i)|^2 / sum_i |u_direct(x_i)|^2).
+// The grid's field is the direct sum's smoothed once more on its spacing h (trilinear spreading
+// and interpolation, central differences: Cottet and Koumoutsakos 2000, ch. 3), so e is set by
+// h / sigma; grid_spacing expresses h in core radii.
+//
+// VortexGridFidelity.DISABLED_Table prints e against h / sigma for every body scene (run it with
+// --gtest_also_run_disabled_tests); the other tests hold the default to it.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "io/scene.hpp"
+#include "solvers/solvers.hpp"
+#include "solvers/vortex/vortex_solver.hpp"
+
+namespace {
+
+using fs::vortex::HostState;
+using fs::vortex::VortexSolver;
+using glm::dvec3;
+namespace vx = fs::vortex;
+
+void set(VortexSolver& s, const std::string& name, const std::string& value) {
+    s.params().at(name).set_text(value);
+}
+
+void load(VortexSolver& s, const std::string& scene, const std::vector<std::string>& sets = {}) {
+    const fs::Scene sc = fs::load_scene(std::string(FS_SOURCE_DIR) + "/scenes/" + scene, fs::solver_names());
+    fs::apply_scene_params(s, sc, sets);
+    s.reset();
+}
+
+void run_until(VortexSolver& s, int stage) {
+    while (s.next_stage() != stage) s.advance_stage();
+}
+
+// The scene after `steps` steps at its own settings (plus `sets`), stopped before a velocity
+// stage (this step's emission done): the state every evaluation below starts from.
+HostState state_after(VortexSolver& s, const std::string& scene, int steps, const std::vector<std::string>& sets) {
+    load(s, scene, sets);
+    for (int k = 0; k < steps; ++k) s.step();
+    run_until(s, vx::kVelocity);
+    return s.state();
+}
+
+struct Evaluation {
+    HostState h;
+    double ms = 0.0;  // the velocity stage alone
+};
+
+// The velocity stage on `state` with vortons and tracers by `method` ("direct" or "grid"); a
+// spacing > 0 sets grid_spacing (and lifts grid_cells' bound so that the spacing is what it says).
+Evaluation evaluate(VortexSolver& s, const HostState& state, const std::string& method, double spacing = 0.0) {
+    set(s, "velocity_method", method);
+    set(s, "tracer_velocity", method);
+    if (spacing > 0.0) {
+        set(s, "grid_spacing", std::to_string(spacing));
+        set(s, "grid_cells", "256");
+    }
+    run_until(s, vx::kVelocity);
+    s.set_state(state);
+    const auto t0 = std::chrono::steady_clock::now();
+    s.advance_stage();
+    const auto t1 = std::chrono::steady_clock::now();
+    return {s.state(), std::chrono::duration<double, std::milli>(t1 - t0).count()};
+}
+
+double relative_rms(const std::vector<dvec3>& a, const std::vector<dvec3>& ref) {
+    double num = 0.0, den = 0.0;
+    for (std::size_t k = 0; k < ref.size(); ++k) {
+        num += glm::dot(a[k] - ref[k], a[k] - ref[k]);
+        den += glm::dot(ref[k], ref[k]);
+    }
+    return den > 0.0 ? std::sqrt(num / den) : 0.0;
+}
+
+struct BodyScene {
+    const char* file;
+    int steps;  // a state with a developed wake or plume, the body still among the vortons
+};
+// The moving bodies travel 1 m/s through a box of vortons 4.4 m long: at step 200 (3.3 s) they
+// are near its far end with their wake behind them. The flames fill their 1000 vortons by step
+// 150.
+constexpr BodyScene kBodyScenes[] = {{"vortex_plate_flames.json", 300},
+                                     {"vortex_moving_plate.json", 200},
+                                     {"vortex_airfoil.json", 200},
+                                     {"vortex_magnus.json", 200}};
+
+TEST(VortexGridFidelity, DISABLED_Table) {
+    const double spacings[] = {2.2, 1.5, 1.0, 0.75, 0.5};
+    std::printf("| scene | h/sigma | grid nodes | RMS at vortons | RMS at tracers | velocity stage (ms) |\n");
+    for (const BodyScene& b : kBodyScenes) {
+        VortexSolver s;
+        const HostState state = state_after(s, b.file, b.steps, {});
+        const Evaluation direct = evaluate(s, state, "direct");
+        auto extent = [](const std::vector<dvec3>& x) {
+            dvec3 lo(1e300), hi(-1e300);
+            for (const dvec3& p : x) {
+                lo = glm::min(lo, p);
+                hi = glm::max(hi, p);
+            }
+            return hi - lo;
+        };
+        const dvec3 ev = extent(state.vpos), et = extent(state.tpos);
+        std::printf("| %s: extent of the vortons %.2f x %.2f x %.2f m, of the tracers %.2f x %.2f x %.2f m |\n", b.file,
+                    ev.x, ev.y, ev.z, et.x, et.y, et.z);
+        const vx::VicGrid today = s.engine().grid_info().grid;
+        std::printf("| %s (step %d, %zu vortons, %zu tracers; the scene's own h = %.2f sigma) | direct | | | | %.1f |\n",
+                    b.file, b.steps, state.vpos.size(), state.tpos.size(),
+                    today.h / std::stod(s.params().at("core_radius").to_text()), direct.ms);
+        const Evaluation own = evaluate(s, state, "grid");
+        const vx::VicGrid og = s.engine().grid_info().grid;
+        std::printf("| | own %.2f | %dx%dx%d | %.4f | %.4f | %.1f |\n", og.h / std::stod(s.params().at("core_radius").to_text()),
+                    og.nx, og.ny, og.nz, relative_rms(own.h.vvel, direct.h.vvel), relative_rms(own.h.tvel, direct.h.tvel),
+                    own.ms);
+        for (double r : spacings) {
+            const Evaluation grid = evaluate(s, state, "grid", r);
+            const vx::VicGrid g = s.engine().grid_info().grid;
+            std::printf("| | %.2f | %dx%dx%d | %.4f | %.4f | %.1f |\n", r, g.nx, g.ny, g.nz,
+                        relative_rms(grid.h.vvel, direct.h.vvel), relative_rms(grid.h.tvel, direct.h.tvel), grid.ms);
+        }
+    }
+}
+
+// The default spacing (grid_spacing 1: h = sigma) on the moving plate's wake, run at that
+// spacing: the grid within 6% RMS of the direct sum at the vortons and 5% at the tracers
+// (measured 4.9% and 0.45% at step 120), and better than half that at half the spacing (measured
+// 0.95% and 0.06%): with the assignment's filter divided out of the kernel (poisson.hpp, sharpen)
+// the difference falls as about (h / sigma)^2.
+TEST(VortexGridFidelity, TheDefaultSpacingFollowsTheDirectSumInABodysWake) {
+    VortexSolver s;
+    const HostState state = state_after(s, "vortex_moving_plate.json", 120, {});
+    const double sigma = std::stod(s.params().at("core_radius").to_text());
+    const Evaluation direct = evaluate(s, state, "direct");
+    const Evaluation grid = evaluate(s, state, "grid");
+    EXPECT_NEAR(s.engine().grid_info().grid.h, sigma, 1e-12 * sigma);  // the default follows the core
+    const double ev = relative_rms(grid.h.vvel, direct.h.vvel), et = relative_rms(grid.h.tvel, direct.h.tvel);
+    const Evaluation fine = evaluate(s, state, "grid", 0.5);
+    const double fv = relative_rms(fine.h.vvel, direct.h.vvel), ft = relative_rms(fine.h.tvel, direct.h.tvel);
+    std::printf("moving plate, step 120: grid vs direct RMS %.4f (vortons), %.4f (tracers) at h = sigma; %.4f, %.4f "
+                "at h = sigma / 2\n",
+                ev, et, fv, ft);
+    EXPECT_LT(ev, 0.06);
+    EXPECT_LT(et, 0.05);
+    EXPECT_LT(fv, 0.5 * ev);
+    EXPECT_LT(ft, 0.5 * et);
+}
+
+// The grid covers the tracers only when they take their velocity from it: with tracers by the
+// direct sum, a tracer far from every vorton leaves the grid as it was.
+TEST(VortexGridFidelity, TheGridCoversOnlyTheParticlesItServes) {
+    VortexSolver s;
+    load(s, "vortex_ring.json", {"ring_tracers=200"});
+    run_until(s, vx::kVelocity);
+    HostState state = s.state();
+    state.tpos.push_back(dvec3(40.0, 0.0, 0.0));
+    state.ttemp.push_back(state.ttemp.back());
+    state.tid.push_back(static_cast<int>(state.tid.size()));
+    set(s, "velocity_method", "grid");
+    set(s, "tracer_velocity", "direct");
+    s.set_state(state);
+    s.advance_stage();
+    const vx::VicGrid g = s.engine().grid_info().grid;
+    EXPECT_LT(g.h * g.nx, 4.0);
+    set(s, "tracer_velocity", "grid");
+    run_until(s, vx::kVelocity);
+    s.set_state(state);
+    s.advance_stage();
+    const vx::VicGrid wide = s.engine().grid_info().grid;
+    EXPECT_GT(wide.h * wide.nx, 40.0);
+}
+
+}  // namespace
