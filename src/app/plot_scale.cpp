@@ -52,6 +52,10 @@ constexpr Entry kScales[] = {
     {"grid_nodes", "", 1, true},
     {"vorton_contacts", "", 1, true},
     {"heat", "J", 1e-9, false},  // body<N>_heat
+    {"lift", "N", 1e-9, false},  // body<N>_lift, body<N>_drag and their coefficients
+    {"drag", "N", 1e-9, false},
+    {"lift_coefficient", "", 1e-6, false},
+    {"drag_coefficient", "", 1e-6, false},
     // ot
     {"total_energy", "J/m", 1e-9, false},
     {"transport_energy", "J/m", 1e-9, false},
