@@ -20,6 +20,7 @@
 #include "io/scene.hpp"
 #include "solvers/solvers.hpp"
 #include "solvers/vortex/vortex_solver.hpp"
+#include "vortex_helpers.hpp"
 
 namespace {
 
@@ -27,20 +28,9 @@ using fs::vortex::HostState;
 using fs::vortex::VortexSolver;
 using glm::dvec3;
 namespace vx = fs::vortex;
-
-void set(VortexSolver& s, const std::string& name, const std::string& value) {
-    s.params().at(name).set_text(value);
-}
-
-void load(VortexSolver& s, const std::string& scene, const std::vector<std::string>& sets = {}) {
-    const fs::Scene sc = fs::load_scene(std::string(FS_SOURCE_DIR) + "/scenes/" + scene, fs::solver_names());
-    fs::apply_scene_params(s, sc, sets);
-    s.reset();
-}
-
-void run_until(VortexSolver& s, int stage) {
-    while (s.next_stage() != stage) s.advance_stage();
-}
+using vortex_test::load;
+using vortex_test::run_until;
+using vortex_test::set;
 
 // The scene after `steps` steps at its own settings (plus `sets`), stopped before a velocity
 // stage (this step's emission done): the state every evaluation below starts from.

@@ -13,15 +13,13 @@
 
 #include "core/hands.hpp"
 #include "solvers/vortex/vortex_solver.hpp"
+#include "vortex_helpers.hpp"
 
 namespace {
 
 using fs::vortex::VortexSolver;
 using glm::dvec3;
-
-void set(VortexSolver& s, const std::string& name, const std::string& value) {
-    s.params().at(name).set_text(value);
-}
+using vortex_test::set;
 
 // Still fluid: a block of vortons with no vorticity (direct Biot-Savart, 14 x 8 x 8 of them less
 // those inside the bodies), no gravity, buoyancy or viscosity, and the bodies `sets` place.

@@ -62,10 +62,10 @@ FS_HDI bool inside(const Polytope& poly, const Pose& pose, glm::dvec3 q_world) {
 // ContactDistance). Positive: q is outside, and the value is a lower bound of its distance (exact
 // where q faces the plane's face). Negative: q is inside and -value is its depth below the
 // nearest face. Ties go to the lower index. An empty polytope gives -DBL_MAX and index -1.
-FS_HDI double contact_distance(const Polytope& poly, const Pose& pose, glm::dvec3 q_world,
-                               int& plane_index) {
-    const glm::dvec3 q = to_body(pose, q_world);
-    double largest = -DBL_MAX;
+// The largest signed distance of q (body space) from the planes, if above `floor`, and its
+// plane's index (-1 and floor when none is above it; ties go to the lower index).
+FS_HDI double largest_plane_distance(const Polytope& poly, glm::dvec3 q, double floor, int& plane_index) {
+    double largest = floor;
     plane_index = -1;
     for (int i = 0; i < poly.count; ++i) {
         const double distance = signed_distance(poly.planes[i], q);
@@ -75,6 +75,11 @@ FS_HDI double contact_distance(const Polytope& poly, const Pose& pose, glm::dvec
         }
     }
     return largest;
+}
+
+FS_HDI double contact_distance(const Polytope& poly, const Pose& pose, glm::dvec3 q_world,
+                               int& plane_index) {
+    return largest_plane_distance(poly, to_body(pose, q_world), -DBL_MAX, plane_index);
 }
 
 // Contact point and world normal for a plane and distance from contact_distance or
@@ -101,14 +106,7 @@ FS_HDI glm::dvec3 contact_point(const Polytope& poly, const Pose& pose, glm::dve
 // a point within a core radius of a body.
 FS_HDI int most_violated(const Polytope& poly, glm::dvec3 p, double tolerance) {
     int worst = -1;
-    double largest = tolerance;
-    for (int i = 0; i < poly.count; ++i) {
-        const double distance = signed_distance(poly.planes[i], p);
-        if (distance > largest) {
-            largest = distance;
-            worst = i;
-        }
-    }
+    largest_plane_distance(poly, p, tolerance, worst);
     return worst;
 }
 
