@@ -156,6 +156,34 @@ public:
         }
         auto vel = ucontact_.cview();
         auto shared = crowd_.cview();
+        // The no-slip change of each vorton's vorticity (zero off the body), and its strength's sum.
+        auto change = dw_.resized(static_cast<std::size_t>(n));
+        exec.parallel_for(n, FS_LAMBDA(int i) {
+            const BodyShape& b = bodies[body];
+            const double s = radius[i];
+            double dist;
+            dvec3 point, nrm;
+            change[i] = dvec3(0.0);
+            if (!body_contact(b, pos[i], thick * s, dist, point, nrm, vel_now[i], step) || dist >= thick * s) return;
+            // No-slip: cancel the tangential slip at the contact point.
+            const dvec3 rel = vel[i] - surface_velocity(b, point);
+            const dvec3 rel_t = rel - glm::dot(rel, nrm) * nrm;
+            change[i] = (slip / (s * shared[i])) * glm::cross(nrm, rel_t);
+        });
+        // Kelvin: the fluid's total vorticity changes at a body only as the body's own, 2 Omega
+        // over its volume, does (Saffman, "Vortex Dynamics", 1992, 3.1: the total vorticity of an
+        // unbounded flow is conserved, and a body in rigid rotation holds 2 Omega V of it), so the
+        // vorticity the pass makes must sum to -2 V dOmega (bodies[body].kelvin): zero for a body
+        // that keeps its spin. The slip corrections alone do not: the sheet they make sits a core
+        // radius off the surface and cancels the slip at the surface, and each step added the
+        // same sign again (a sphere spinning in place: 28 times Kelvin's total after a second).
+        // The excess is taken from the vortons in contact in equal shares of strength.
+        auto cw = dw_.cview();
+        const dvec3 made = exec.transform_reduce(
+            n, dvec3(0.0), FS_LAMBDA(int i) { return vorton_volume(radius[i]) * cw[i]; },
+            [] FS_HD(dvec3 a, dvec3 b) { return a + b; });
+        const dvec3 owed = bodies_host_[body].kelvin;
+        const dvec3 share = count > 0 ? (owed - made) / double(count) : dvec3(0.0);
         exec.parallel_for(n, FS_LAMBDA(int i) {
             const BodyShape& b = bodies[body];
             Exchange e;
@@ -172,10 +200,7 @@ public:
             const dvec3 a0 = vol * omega[i];
             // Eject: the centre goes back to one core radius outside the surface.
             const dvec3 x1 = dist < s ? point + s * nrm : x0;
-            // No-slip: cancel the tangential slip at the contact point.
-            const dvec3 rel = vel[i] - surface_velocity(b, point);
-            const dvec3 rel_t = rel - glm::dot(rel, nrm) * nrm;
-            const dvec3 w1 = omega[i] + (slip / (s * shared[i])) * glm::cross(nrm, rel_t);
+            const dvec3 w1 = omega[i] + cw[i] + share / vol;
             const dvec3 a1 = vol * w1;
             pos[i] = x1;
             omega[i] = w1;
@@ -215,6 +240,7 @@ private:
     std::vector<BodyShape> bodies_host_;
     Buffer<Exchange> exchange_{kSpace};
     Buffer<dvec3> ucontact_{kSpace};
+    Buffer<dvec3> dw_{kSpace};  // each vorton's no-slip change of vorticity
     Buffer<int> touching_{kSpace}, crowd_{kSpace};  // in contact; vortons sharing the correction
     Buffer<int> slots_{kSpace}, contacts_{kSpace};  // the contacts' places in the list; the list
     Buffer<dvec3> contact_points_{kSpace};          // the listed contacts' surface points

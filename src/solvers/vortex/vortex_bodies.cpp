@@ -178,6 +178,7 @@ std::vector<BodyShape> VortexSolver::body_shapes() const {
         b.velocity = st.velocity;
         b.angular_velocity = st.angular_velocity;
         b.temperature = s_.bodies[k].temperature;
+        b.kelvin = -2.0 * st.volume * (st.angular_velocity - st.spin_met);
     }
     return out;
 }
@@ -298,6 +299,7 @@ void VortexSolver::move_bodies() {
         BodyState& st = bodies_[k];
         if (!st.active) continue;
         st.received = k < static_cast<int>(ex.size()) ? ex[k] : Exchange{};
+        st.spin_met = st.angular_velocity;  // what the collide stage just met
         const BodySettings& b = s_.bodies[k];
         const dvec3 v(b.velocity[0], b.velocity[1], b.velocity[2]);
         const dvec3 amp(b.path_amplitude[0], b.path_amplitude[1], b.path_amplitude[2]);

@@ -181,6 +181,9 @@ struct BodyShape {
     Pose pose;
     dvec3 velocity{0.0}, angular_velocity{0.0};
     double temperature = 0.0;  // K; 0: exchanges no heat
+    // What the fluid's total vorticity strength sum alpha must gain from this body in the coming
+    // collide stage: -2 V (Omega - Omega at the last one) (Kelvin; body_collisions.hpp).
+    dvec3 kelvin{0.0};
 };
 
 FS_HDI dvec3 surface_velocity(const BodyShape& b, dvec3 at) {

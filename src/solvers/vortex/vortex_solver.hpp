@@ -113,6 +113,9 @@ struct BodyState {
     // The reference area of the lift and drag coefficients: the body's shadow on its own x-z
     // plane (chord x span for plates and airfoils; pi r^2 for a sphere).
     double planform = 0.0;
+    // The angular velocity the fluid last met it with (the collide stage's): a turn faster than
+    // that owes the fluid -2 V (Omega - spin_met) of vorticity (BodyShape::kelvin).
+    dvec3 spin_met{0.0};
     // A user-given shape's centroid in the coordinates its planes or vertices are given in:
     // build_bodies moves the body's origin there, so position = bodyN_position + centroid.
     dvec3 centroid{0.0};
