@@ -169,7 +169,7 @@ TEST(WorkBudget, AStepThatWouldTakeMinutesIsRefusedNamingTheKeyAndTheEstimate) {
         // The vortex solver's direct sums: 1e5 vortons by the midpoint rule, 2e10 interactions.
         {"vortex_ring --headless --steps 1 --set max_vortons=100000",
          "--set max_vortons=100000: direct sums over up to 100000 vortons mean up to 2.0e10 pair interactions a "
-         "step; allowed: at most 1.0e9 on the CPU backend"},
+         "step; allowed: at most 1.0e10 on the CPU backend"},
     };
     for (const auto& [command, says] : refused) {
         const auto r = fs_test::run_program(command);
