@@ -157,6 +157,9 @@ public:
         auto vel = ucontact_.cview();
         auto shared = crowd_.cview();
         // The no-slip change of each vorton's vorticity (zero off the body), and its strength's sum.
+        // Both passes below skip what the contact flags (the first pass) already ruled out, so
+        // the narrow phase runs again only for the vortons in contact.
+        auto in_contact = touching_.cview();
         auto change = dw_.resized(static_cast<std::size_t>(n));
         exec.parallel_for(n, FS_LAMBDA(int i) {
             const BodyShape& b = bodies[body];
@@ -164,6 +167,7 @@ public:
             double dist;
             dvec3 point, nrm;
             change[i] = dvec3(0.0);
+            if (!in_contact[i]) return;
             if (!body_contact(b, pos[i], thick * s, dist, point, nrm, vel_now[i], step) || dist >= thick * s) return;
             // No-slip: cancel the tangential slip at the contact point.
             const dvec3 rel = vel[i] - surface_velocity(b, point);
@@ -191,7 +195,8 @@ public:
             const double s = radius[i];
             double dist;
             dvec3 point, nrm;
-            if (!body_contact(b, x0, thick * s, dist, point, nrm, vel_now[i], step) || dist >= thick * s) {
+            if (!in_contact[i] ||
+                !body_contact(b, x0, thick * s, dist, point, nrm, vel_now[i], step) || dist >= thick * s) {
                 ex[i] = e;
                 return;
             }
