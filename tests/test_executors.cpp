@@ -1,11 +1,13 @@
 // CpuExec against serial references, and its results independent of the thread count.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <numeric>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "core/backend.hpp"
@@ -222,3 +224,23 @@ TEST(CpuExec, ResultsIndependentOfThreadCount) {
 }
 
 }  // namespace
+
+// The CPU thread count is the whole process's: the window sets it before starting its simulation
+// thread, whose loops must keep to it (OpenMP's own setting holds for the calling thread only).
+TEST(CpuExecThreads, ACountSetBeforeAThreadStartsHoldsInThatThread) {
+    const int before = fs::cpu_threads();
+    fs::set_cpu_threads(1);
+    int seen = 0, team = 0;
+    std::thread t([&] {
+        seen = fs::cpu_threads();
+        CpuExec exec;
+        std::vector<int> tid(1 << 16, -1);
+        auto v = view_of(tid);
+        exec.parallel_for(v.size, [&](int i) { v[i] = omp_get_thread_num(); });
+        team = *std::max_element(tid.begin(), tid.end()) + 1;
+    });
+    t.join();
+    fs::set_cpu_threads(before);
+    EXPECT_EQ(seen, 1);
+    EXPECT_EQ(team, 1);
+}
