@@ -111,7 +111,7 @@ public:
         for (int i = 0; i < n; ++i) top = keys[i] > top ? keys[i] : top;
         unsigned bits = 1;
         while (bits < sizeof(K) * 8 && (top >> bits) != 0) ++bits;
-        const unsigned passes = (bits + 10) / 11;
+        const unsigned passes = (bits + 7) / 8;
         const unsigned width = (bits + passes - 1) / passes;
         const std::size_t digits = std::size_t{1} << width;
         const K mask = static_cast<K>(digits - 1);

@@ -3,8 +3,8 @@
 // stable radix sort of the particles' cells (the executors' sort_by_key): within a cell,
 // particles keep their previous relative order, so the permutation is the same for any thread
 // count and on both backends, and the cost stays linear however crowded one cell gets (a pile
-// pressed into one row of cells: tests/bench/euler_pile.sh). The cell ranges come from counts
-// and a scan. Solvers then permute their own arrays with gather().
+// pressed into one row of cells: tests/bench/euler_pile.sh). The cell ranges come from the
+// sorted cells. Solvers then permute their own arrays with gather().
 #pragma once
 
 #include <utility>
@@ -36,23 +36,28 @@ public:
     // Any grid: cell_of(i) gives particle i's cell in [0, cells).
     template <class CellOf>
     void build(Exec& exec, int cells, int n, const CellOf cell_of_particle) {
-        cell_count_.resize(static_cast<std::size_t>(cells) + 1);
         cell_start_.resize(static_cast<std::size_t>(cells) + 1);
         cell_of_.resize(static_cast<std::size_t>(n));
         order_.resize(static_cast<std::size_t>(n));
-        auto count = cell_count_.view();
-        exec.parallel_for(cells + 1, FS_LAMBDA(int c) { count[c] = 0; });
-
         auto cell_of = cell_of_.view();
         auto order = order_.view();
         exec.parallel_for(n, FS_LAMBDA(int i) {
-            const int c = cell_of_particle(i);
-            cell_of[i] = static_cast<unsigned>(c);
+            cell_of[i] = static_cast<unsigned>(cell_of_particle(i));
             order[i] = i;
-            atomic_add(&count[c], 1);
         });
-        exec.exclusive_scan(cell_count_.cview(), cell_start_.view());
         exec.sort_by_key(cell_of, order);
+        // Each cell's first slot from the sorted cells: slot s starts the cells after the one
+        // before it up to its own, and the cells after the last particle's start at n. Every
+        // cell is written once, by one slot (no atomics, no counts, no scan over the cells:
+        // measured at N = 1e6 on the Euler gas, a third of the sort's time went to the atomic
+        // counts and the scan over its two million cells).
+        auto start = cell_start_.view();
+        auto sorted = cell_of_.cview();
+        exec.parallel_for(n + 1, FS_LAMBDA(int s) {
+            const int from = s == 0 ? 0 : static_cast<int>(sorted[s - 1]) + 1;
+            const int to = s == n ? cells : static_cast<int>(sorted[s]);
+            for (int c = from; c <= to; ++c) start[c] = s;
+        });
     }
 
     View<const int> order() const { return order_.cview(); }
@@ -70,8 +75,8 @@ public:
     }
 
 private:
-    Buffer<unsigned> cell_of_{kSpace};
-    Buffer<int> cell_count_{kSpace}, cell_start_{kSpace}, order_{kSpace};
+    Buffer<unsigned> cell_of_{kSpace};  // after build(): the particles' cells in slot order
+    Buffer<int> cell_start_{kSpace}, order_{kSpace};
 };
 
 }  // namespace fs::grid

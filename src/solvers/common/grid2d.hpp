@@ -31,19 +31,21 @@ struct Grid2 {
     // Position in cell units (0 at the origin).
     FS_HDI double ux(double x) const { return (x - origin.x) * inv_cell.x; }
     FS_HDI double uy(double y) const { return (y - origin.y) * inv_cell.y; }
-    FS_HDI int cx(double x) const { return clamp_coord(std::floor(ux(x)), nx); }
-    FS_HDI int cy(double y) const { return clamp_coord(std::floor(uy(y)), ny); }
+    // (clamp_coord sends negatives to 0 and truncates the rest, which is their floor: no
+    // std::floor needed, the same cells)
+    FS_HDI int cx(double x) const { return clamp_coord(ux(x), nx); }
+    FS_HDI int cy(double y) const { return clamp_coord(uy(y), ny); }
     FS_HDI int cell_of(dvec2 p) const { return cy(p.y) * nx + cx(p.x); }
     FS_HDI int cells() const { return nx * ny; }
 };
 
 // A grid tiling [lo, hi] whose cells are a little over twice `reach` wide and high (Neighbors2
 // searches the 2x2 block on the particle's side of its cell), with at most about two cells per
-// particle (finer cells past that only cost memory and scan time; measured on the Euler gas at
-// N = 1e6). The cells tile the box exactly, so a periodic box wraps cell for cell. Sized from the
-// reach, not from the particle count as the tutorial's grid is (seed 000: floor(sqrt(N)) * 5 cells
-// a side, 0.0065 wide for N = 1000, under its collision distance of 0.032: the cells next to a
-// particle's would not hold all its partners).
+// particle (finer cells past that only cost memory and the time to fill their ranges; measured
+// on the Euler gas at N = 1e6). The cells tile the box exactly, so a periodic box wraps cell for
+// cell. Sized from the reach, not from the particle count as the tutorial's grid is (seed 000:
+// floor(sqrt(N)) * 5 cells a side, 0.0065 wide for N = 1000, under its collision distance of
+// 0.032: the cells next to a particle's would not hold all its partners).
 inline Grid2 make_grid(dvec2 lo, dvec2 hi, double reach, long long particles) {
     const dvec2 size = glm::max(hi - lo, dvec2(1e-12));
     double cell = 2.000001 * reach;
