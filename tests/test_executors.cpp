@@ -223,8 +223,6 @@ TEST(CpuExec, ResultsIndependentOfThreadCount) {
     EXPECT_EQ(big1, big2);
 }
 
-}  // namespace
-
 // The CPU thread count is the whole process's: the window sets it before starting its simulation
 // thread, whose loops must keep to it (OpenMP's own setting holds for the calling thread only).
 TEST(CpuExecThreads, ACountSetBeforeAThreadStartsHoldsInThatThread) {
@@ -244,3 +242,5 @@ TEST(CpuExecThreads, ACountSetBeforeAThreadStartsHoldsInThatThread) {
     EXPECT_EQ(seen, 1);
     EXPECT_EQ(team, 1);
 }
+
+}  // namespace

@@ -219,9 +219,17 @@ void SceneView::draw(int w, int h, const SimStatus& status, const ViewSettings& 
 
     // The picture of the last draw still holds: show it (a copy) instead of drawing the
     // particles again. Otherwise draw into the target, then show that; but while the simulation
-    // runs nearly every frame brings a new picture, so it is drawn straight into the window:
-    // the copy cost 6-7 ms a frame at 1440 x 900 on Mesa's llvmpipe (a fifth of the default
-    // scene's frame), and a paused scene's first frame makes the picture that the others reuse.
+    // brings a new picture every window frame, it is drawn straight into the window: the copy
+    // cost 6-7 ms a frame at 1440 x 900 on Mesa's llvmpipe (a fifth of the default scene's
+    // frame). A simulation slower than the window (its last picture shown in several frames),
+    // or a paused one, keeps the cache, so each picture is drawn once.
+    if (frame_.version != shown_version_) {
+        shown_repeated_ = shown_frames_ > 1;
+        shown_version_ = frame_.version;
+        shown_frames_ = 0;
+    }
+    ++shown_frames_;
+    const bool straight = status.running && !shown_repeated_;
     const int liquid_view = is_liquid(status.solver) && surface_error_.empty() ? settings.liquid_view : 0;
     const PictureKey key = picture_key(w, h, view_proj, settings, liquid_view);
     if (picture_.holds(w, h) && frame_.version == picture_version_ && key == picture_key_) {
@@ -229,7 +237,7 @@ void SceneView::draw(int w, int h, const SimStatus& status, const ViewSettings& 
         ++pictures_reused_;
         return;
     }
-    const bool offscreen = !status.running && picture_.begin(w, h);
+    const bool offscreen = !straight && picture_.begin(w, h);
     picture_key_ = key;
     picture_version_ = offscreen ? frame_.version : ~std::uint64_t{0};
     ++pictures_drawn_;

@@ -118,6 +118,11 @@ private:
     std::uint64_t picture_version_ = ~std::uint64_t{0};
     PictureKey picture_key_{};
     long long pictures_drawn_ = 0, pictures_reused_ = 0;
+    // The frame version shown last, in how many window frames, and whether the one before it was
+    // shown in more than one (the simulation slower than the window: its pictures are cached).
+    std::uint64_t shown_version_ = ~std::uint64_t{0};
+    long long shown_frames_ = 0;
+    bool shown_repeated_ = true;
 };
 
 }  // namespace fs
