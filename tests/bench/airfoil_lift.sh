@@ -2,9 +2,10 @@
 # Lift and drag of the bundled airfoil against the lifting-line estimate.
 #   tests/bench/airfoil_lift.sh [PROGRAM] [OUT_DIR] [ANGLES...]   (defaults: build/fluid-sandbox . 0 4 8 12)
 # Runs scenes/vortex_airfoil.json at each angle of attack (body1_rotation z = -angle: nose up
-# while it moves nose first along -x), without tracers, on a lattice of vortons twice as fine as
-# the scene's (FS_LIFT_SPACING, default 0.05 m: the scene's 0.1 m lets a few vortons at a time
-# touch the wing and the force swings by +-1 N from step to step), and prints the mean force from
+# while it moves nose first along -x), without tracers, at the scene's settings (its lattice of
+# vortons 0.1 m apart, remeshed every fifth step on a grid of two core radii); FS_LIFT_SETS adds
+# parameters (e.g. "grid_spacing=1" for the grid at one core radius), FS_LIFT_SPACING sets the
+# lattice's spacing, and prints the mean force from
 # t = 0.5 s (the start's impulse over) to the end of the run: lift, drag and their coefficients
 # over (1/2) rho U^2 c b, beside the lifting-line estimate C_L = 2 pi alpha / (1 + 2 / AR) for the
 # wing's aspect ratio AR = b / c (Anderson, "Fundamentals of Aerodynamics", 5.3: Prandtl's
@@ -17,14 +18,16 @@ out=${2:-.}
 shift $(( $# < 2 ? $# : 2 ))
 angles=${*:-0 4 8 12}
 here=$(cd "$(dirname "$0")/../.." && pwd)
-spacing=${FS_LIFT_SPACING:-0.05}
 steps=${FS_LIFT_STEPS:-230}
+extra=()
+[ -n "${FS_LIFT_SPACING:-}" ] && extra+=(--set vorton_spacing="$FS_LIFT_SPACING")
+for kv in ${FS_LIFT_SETS:-}; do extra+=(--set "$kv"); done
 printf '| angle | lift (N) | drag (N) | C_L | C_D | C_L lifting line | spread of C_L over 0.5 s windows |\n'
 printf '| --- | --- | --- | --- | --- | --- | --- |\n'
 for a in $angles; do
     stats="$out/airfoil-lift-$a.jsonl"
     "$program" "$here/scenes/vortex_airfoil.json" --headless --steps "$steps" --set tracers=0 \
-        --set vorton_spacing="$spacing" --set max_vortons=200000 --set body1_rotation=0,0,-"$a" \
+        --set max_vortons=200000 --set body1_rotation=0,0,-"$a" "${extra[@]}" \
         --stats "$stats" > /dev/null
     python3 - "$stats" "$a" <<'PY'
 import json, math, sys

@@ -33,18 +33,22 @@ public:
 
     // What each body received in the last collide().
     const std::vector<Exchange>& exchanges() const { return exchanges_; }
+    // The bodies as the kernels read them (kMaxBodies at most; kind kNoBody where none).
+    View<const BodyShape> bodies() const { return bodies_.cview(); }
+    const std::vector<BodyShape>& host_bodies() const { return bodies_host_; }
 
     // seed 002, "Collision Response" and CollideVortonsSlice, body after body: a vorton within
     // boundary_thickness core radii of the surface (bounding-sphere broad phase first) is pushed
     // out to one core radius, and its vorticity changes so that the tangential slip between fluid
     // and body surface at the contact point is cancelled (part 4 of the series). The vortons in
-    // contact form a layer, about one per (2 s)^2 of surface: together a vortex sheet of strength
-    // gamma = 2 s d omega, which changes the velocity beside it by gamma / 2 = s d omega; so
-    //   d omega = slip_fraction (n x u_slip) / s.
+    // contact form a layer, about one per h^2 of surface (h = s / core_overlap, the spacing a vorton
+    // stands for; 2 s at the document's overlap): together a vortex sheet of strength
+    // gamma = h d omega, which changes the velocity beside it by gamma / 2; so
+    //   d omega = slip_fraction 2 (n x u_slip) / h   (= slip_fraction (n x u_slip) / s for h = 2 s).
     // (Sizing d omega for the vorton alone, as if its neighbours did nothing, over-corrects by
     // the number of overlapping cores, about 4x here, and the boundary layer then blows up.) The
     // layer is not always that sparse: where k vortons in contact crowd one sheet vorton's patch
-    // of (2 s)^2, each takes 1/k of the correction, so the sheet they make together cancels the
+    // of h^2, each takes 1/k of the correction, so the sheet they make together cancels the
     // slip once; the whole change otherwise over-corrects k-fold, flips the slip's sign step after
     // step and grows (the plate-and-flames scene ran away after 37 s so).
     // The change of the fluid's linear and angular impulse goes to the body with the opposite
@@ -71,6 +75,7 @@ public:
         const int n = pos.size;
         auto ex = exchange_.resized(static_cast<std::size_t>(n));
         const double thick = c.boundary_thickness, slip = c.slip_fraction, rho = c.fluid_density;
+        const double overlap = c.core_overlap;
         const double heat_keep = std::exp(-c.heat_transfer_rate * c.dt), cp = c.specific_heat;
         // First the fluid velocity at each contact point, from the state before any correction
         // of this pass (so the pass reads nothing it writes), by the direct sum over all vortons
@@ -127,11 +132,13 @@ public:
                 // The fluid velocity at the contact point from this chunk's vortons.
                 Induced acc;
                 for (int j = j0; j < j1; ++j)
-                    add_induced(acc, point, dvec3(0.0), pos[j], vorton_volume(radius[j]) * omega[j], radius[j], false);
+                    add_induced(acc, point, dvec3(0.0), pos[j], vorton_volume(radius[j], overlap) * omega[j],
+                                radius[j], false);
                 // How crowded the layer is round the contact: the vortons in contact within
-                // 2 s / sqrt(pi) of it (itself included), the disc of area (2 s)^2 that the sheet
-                // model gives one vorton. Where more crowd in, they share the correction (below).
-                const double reach = 2.0 * radius[i] / std::sqrt(kPi);
+                // h / sqrt(pi) of it (itself included; h = s / overlap, the vorton's spacing), the
+                // disc of area h^2 that the sheet model gives one vorton. Where more crowd in, they
+                // share the correction (below).
+                const double reach = radius[i] / (overlap * std::sqrt(kPi));
                 int k = 0;
                 for (int j = j0; j < j1; ++j) {
                     const dvec3 d = pos[j] - pos[i];
@@ -150,7 +157,10 @@ public:
                     u += pu[q * chunks + c];
                     k += pk[q * chunks + c];
                 }
-                at_contact[contact_of[q]] = u;
+                // And the turning bodies' own vorticity (add_held), which no vorton carries.
+                Induced held;
+                for (int bb = 0; bb < bodies.size; ++bb) add_held(held, bodies[bb], contact_point[q], dvec3(0.0), false);
+                at_contact[contact_of[q]] = u + held.u;
                 crowd[contact_of[q]] = k > 1 ? k : 1;
             });
         }
@@ -172,7 +182,7 @@ public:
             // No-slip: cancel the tangential slip at the contact point.
             const dvec3 rel = vel[i] - surface_velocity(b, point);
             const dvec3 rel_t = rel - glm::dot(rel, nrm) * nrm;
-            change[i] = (slip / (s * shared[i])) * glm::cross(nrm, rel_t);
+            change[i] = (2.0 * overlap * slip / (s * shared[i])) * glm::cross(nrm, rel_t);
         });
         // Kelvin: the fluid's total vorticity changes at a body only as the body's own, 2 Omega
         // over its volume, does (Saffman, "Vortex Dynamics", 1992, 3.1: the total vorticity of an
@@ -184,7 +194,7 @@ public:
         // The excess is taken from the vortons in contact in equal shares of strength.
         auto cw = dw_.cview();
         const dvec3 made = exec.transform_reduce(
-            n, dvec3(0.0), FS_LAMBDA(int i) { return vorton_volume(radius[i]) * cw[i]; },
+            n, dvec3(0.0), FS_LAMBDA(int i) { return vorton_volume(radius[i], overlap) * cw[i]; },
             [] FS_HD(dvec3 a, dvec3 b) { return a + b; });
         const dvec3 owed = bodies_host_[body].kelvin;
         const dvec3 share = count > 0 ? (owed - made) / double(count) : dvec3(0.0);
@@ -201,7 +211,7 @@ public:
                 return;
             }
             e.contacts = 1;
-            const double vol = vorton_volume(s);
+            const double vol = vorton_volume(s, overlap);
             const dvec3 a0 = vol * omega[i];
             // Eject: the centre goes back to one core radius outside the surface.
             const dvec3 x1 = dist < s ? point + s * nrm : x0;

@@ -366,7 +366,9 @@ public:
 
     // Float SoA copies of the vortons (pos, omega, radius), relative to pos[0]: one parallel
     // pass over the sources and one over the tiles. Call once per velocity evaluation.
-    void prepare(Exec& exec, View<const dvec3> pos, View<const dvec3> omega, View<const double> radius) {
+    void prepare(Exec& exec, View<const dvec3> pos, View<const dvec3> omega, View<const double> radius,
+                 double overlap = kDocumentOverlap) {
+        overlap_ = overlap;
         const int n = pos.size;
         const int tiles = (n + direct::kTile - 1) / direct::kTile;
         const int padded = tiles * direct::kTile;
@@ -387,7 +389,7 @@ public:
             if (j == 0) org[0] = pos[0];
             if (j < n) {
                 const dvec3 x = pos[j] - pos[0];
-                const double s = radius[j], v = vorton_volume(s);
+                const double s = radius[j], v = vorton_volume(s, overlap);
                 const dvec3 a = v * omega[j];
                 const float f[kComponents] = {float(x.x),        float(x.y),        float(x.z),        float(s * s),
                                               float(a.x),        float(a.y),        float(a.z),        float(s),
@@ -426,7 +428,7 @@ public:
     void vortons(Exec& exec, View<const dvec3> pos, View<const dvec3> omega, View<const double> radius, double nu,
                  View<dvec3> vel, View<dvec3> str, View<dvec3> dif, View<dvec3> psi) const {
         if (pos.size <= exact_up_to_) {
-            exact_vortons(exec, pos, omega, radius, nu, vel, str, dif, psi);
+            exact_vortons(exec, pos, omega, radius, nu, overlap_, vel, str, dif, psi);
             return;
         }
         const direct::Sources s = src_;
@@ -457,7 +459,7 @@ public:
 
     // The same all in double, pair by pair (add_induced, pse_term).
     static void exact_vortons(Exec& exec, View<const dvec3> pos, View<const dvec3> omega, View<const double> radius,
-                              double nu, View<dvec3> vel, View<dvec3> str, View<dvec3> dif, View<dvec3> psi) {
+                              double nu, double overlap, View<dvec3> vel, View<dvec3> str, View<dvec3> dif, View<dvec3> psi) {
         const int n = pos.size;
         exec.parallel_for(n, FS_LAMBDA(int i) {
             const dvec3 xi = pos[i], wi = omega[i];
@@ -466,7 +468,7 @@ public:
             dvec3 d(0.0);
             for (int j = 0; j < n; ++j) {
                 const double sj = radius[j];
-                const double vj = vorton_volume(sj);
+                const double vj = vorton_volume(sj, overlap);
                 add_induced(acc, xi, wi, pos[j], vj * omega[j], sj, true);
                 if (nu > 0.0 && j != i) d += pse_term(xi - pos[j], 0.5 * (si + sj), wi, omega[j], vj);
             }
@@ -516,6 +518,7 @@ private:
     direct::Sources src_;
     int max_lanes_ = 16;
     int exact_up_to_ = direct::kExactUpTo;
+    double overlap_ = kDocumentOverlap;  // prepare()'s: the vortons' volume (sigma / overlap)^3
 };
 
 }  // namespace fs::vortex

@@ -179,6 +179,8 @@ std::vector<BodyShape> VortexSolver::body_shapes() const {
         b.angular_velocity = st.angular_velocity;
         b.temperature = s_.bodies[k].temperature;
         b.kelvin = -2.0 * st.volume * (st.angular_velocity - st.spin_met);
+        b.volume = st.volume;
+        if (s_.body_vorticity) b.held = 2.0 * st.volume * st.spin_met;
     }
     return out;
 }

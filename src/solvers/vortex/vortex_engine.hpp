@@ -40,6 +40,7 @@ struct Config {
     int grid_cells = 64;            // most VIC nodes along the grid's longest extent
     double grid_spacing = 1.0;      // VIC spacing in core radii (grid_cells may coarsen it)
     double core_radius = 0.05;      // the scene's vorton radius (the grid spacing's unit)
+    double core_overlap = kDocumentOverlap;  // sigma / h: a vorton's volume is (sigma / overlap)^3
     bool stretching = true;         // the (omega . grad) u term
     int integrator = kMidpoint;     // time integration of stretch and advect
     double viscosity = 0.0;         // m^2/s
@@ -55,6 +56,8 @@ struct Config {
     double heat_transfer_rate = 0.0;   // 1/s, between a body and the particles touching it
     bool remesh = false;               // this step ends with a remesh
     double remesh_threshold = 1e-3;    // of the largest |omega| on the grid
+    dvec3 remesh_keep_lo{0.0}, remesh_keep_hi{-1.0};  // nodes kept whatever their vorticity (the
+                                                      // scene's block of fluid; empty when hi < lo)
     int max_vortons = 1 << 20;
     int body_count = 0;
 };
@@ -111,6 +114,9 @@ public:
     virtual GridInfo grid_info() const = 0;
     // Vortons removed by the last remesh (-1: it did not happen, e.g. too many vortons).
     virtual int remeshed() const = 0;
+    // The vortons the last remesh would have made when that was more than max_vortons (it then
+    // left the vortons as they were), else 0.
+    virtual int remesh_refused() const = 0;
     virtual void synchronize() = 0;
 };
 

@@ -39,6 +39,8 @@ public:
     // The spread vorticity (3 blocks of nodes) and the temperature at the nodes.
     View<const double> vorticity() const { return wgrid_.cview(); }
     View<const double> temperature() const { return tgrid_.cview(); }
+    // The temperature excess a vorton of volume h^3 at each node needs to hold the heat spread there.
+    View<const double> heat() const { return hgrid_.cview(); }
     // grad T (3 blocks) and lap T (the 4th), when has_heat().
     View<const double> temperature_derivatives() const { return gradt_.cview(); }
 
@@ -46,7 +48,8 @@ public:
     // tracer when the tracers take their velocity from it (c.tracer_method); with `solve`, also
     // psi, u, and the derivatives the configuration asks for.
     void build(Exec& exec, const Config& c, View<const dvec3> vp, View<const dvec3> omega, View<const double> radius,
-               View<const double> vtemp, View<const dvec3> tp, bool solve) {
+               View<const double> vtemp, View<const dvec3> tp, bool solve,
+               const std::vector<BodyShape>& bodies = {}, View<const BodyShape> body_view = {}) {
         // The grid covers the particles it serves with a margin of two nodes: the vortons (whose
         // vorticity it spreads, whose temperature buoyancy reads) and the tracers only when they
         // read their velocity from it (tracers by the direct sum do not stretch it).
@@ -106,7 +109,8 @@ public:
         auto start = sort_.cell_start();
         auto w = wgrid_.resized(3 * static_cast<std::size_t>(nodes));
         auto tg = tgrid_.resized(static_cast<std::size_t>(nodes));
-        const double inv_h3 = 1.0 / (g.h * g.h * g.h), t0 = c.ambient_temperature;
+        auto hg = hgrid_.resized(static_cast<std::size_t>(nodes));
+        const double inv_h3 = 1.0 / (g.h * g.h * g.h), t0 = c.ambient_temperature, overlap = c.core_overlap;
         exec.parallel_for(nodes, FS_LAMBDA(int nd) {
             const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
             dvec3 a(0.0);
@@ -123,7 +127,7 @@ public:
                             dvec3 f;
                             g.locate(vp[p], pi, pj, pk, f);
                             const double wt = cic_weight(f, da, db, dc);
-                            const double vol = vorton_volume(radius[p]);
+                            const double vol = vorton_volume(radius[p], overlap);
                             a += (wt * vol) * omega[p];
                             tw += wt * vol * (vtemp[p] - t0);
                             vw += wt * vol;
@@ -135,9 +139,38 @@ public:
             // Temperature: the volume-weighted mean of the vortons near the node, fading to the
             // ambient one where they cover less than a tenth of a cell.
             tg[nd] = t0 + tw / max_of(vw, 0.1 * g.h * g.h * g.h);
+            // The heat itself, for the remesh: a vorton of volume h^3 at the node with this
+            // temperature excess carries what the spreading gave the node, so remeshing keeps it.
+            hg[nd] = tw * inv_h3;
         });
         built_ = true;
         if (!solve) return;
+        // The turning bodies' own vorticity (BodyShape::held, add_held), spread evenly over the
+        // nodes inside each so that the grid holds all of it, like the vortons' (spread above),
+        // for the Poisson solve only: it is taken off again after it, so the diffusion term (lap
+        // omega) and the remesh see the fluid's vorticity alone.
+        auto add_bodies = [&](double sign) {
+        for (int b = 0; b < static_cast<int>(bodies.size()); ++b) {
+            if (bodies[b].kind == kNoBody || glm::length(bodies[b].held) == 0.0) continue;
+            auto inside = [g, body_view, b] FS_HD(int nd) {
+                const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
+                double dist;
+                dvec3 point, nrm;
+                return body_contact(body_view[b], g.origin + g.h * dvec3(i, j, k), 0.0, dist, point, nrm) && dist < 0.0;
+            };
+            const int count = exec.transform_reduce(nodes, 0, FS_LAMBDA(int nd) { return inside(nd) ? 1 : 0; },
+                                                    [] FS_HD(int a, int c2) { return a + c2; });
+            if (count == 0) continue;
+            const dvec3 each = sign * bodies[b].held / (count * g.h * g.h * g.h);
+            exec.parallel_for(nodes, FS_LAMBDA(int nd) {
+                if (!inside(nd)) return;
+                w[nd] += each.x;
+                w[nodes + nd] += each.y;
+                w[2 * nodes + nd] += each.z;
+            });
+        }
+        };
+        add_bodies(1.0);
 
         if (!poisson_) poisson_ = Exec::backend == Backend::Cuda ? make_poisson_cuda() : make_poisson_cpu();
         // The kernel is smoothed with the vortons' mean core, so the grid's field is the direct
@@ -155,6 +188,7 @@ public:
         // coarser grid (h = 1.5 sigma) the amplified short waves ran the plume away at step 603.
         const bool sharpen = g.h <= 1.0001 * mean_core;
         poisson_->solve(g.nx, g.ny, g.nz, g.h, w.data, psi.data, mean_core, sharpen);
+        add_bodies(-1.0);
 
         // u = curl psi at the nodes, by fourth-order differences (node_derivative4): the second-order
         // ones' error is (h / sigma)^2 / 6 relative for a field varying on the core.
@@ -270,6 +304,7 @@ private:
     Buffer<double> wgrid_{kSpace}, tgrid_{kSpace}, psigrid_{kSpace}, ugrid_{kSpace}, gradu_{kSpace}, lapw_{kSpace},
         gradt_{kSpace};
     Buffer<dvec3> uvec_{kSpace};  // u again, node after node, for the tracers
+    Buffer<double> hgrid_{kSpace};  // heat over each node's cube, sum W V (T - T0) / h^3 (the remesh's)
     VicGrid grid_;
     bool built_ = false;
     bool has_heat_ = false;

@@ -1,8 +1,11 @@
 // Per-particle and per-node bodies of the vortex-particle solver (seed 002 and the parts of its
 // series it summarises), shared by the CPU and CUDA pipelines.
 //
-// A vorton carries a vorticity vector omega and a core radius sigma; its volume is V = (2 sigma)^3
-// (vortons seeded on a lattice of spacing 2 sigma fill space), its strength alpha = omega V.
+// A vorton carries a vorticity vector omega and a core radius sigma; it stands for the fluid of a
+// cube of side h = sigma / overlap, its volume V = h^3, its strength alpha = omega V. The
+// document's overlap is 1/2 (V = (2 sigma)^3: cores that just touch on a lattice of spacing 2 sigma);
+// vortex methods converge only where neighbouring cores overlap, sigma / h >= 1 (Cottet and
+// Koumoutsakos, "Vortex Methods", 2000, sec. 2.6), which the scenes with bodies need (core_overlap).
 #pragma once
 
 #include <cmath>
@@ -21,7 +24,11 @@ using glm::dvec3;
 constexpr double kPi = 3.14159265358979323846;
 constexpr int kMaxBodies = 4;
 
-FS_HDI double vorton_volume(double sigma) { return 8.0 * sigma * sigma * sigma; }
+constexpr double kDocumentOverlap = 0.5;
+FS_HDI double vorton_volume(double sigma, double overlap = kDocumentOverlap) {
+    const double h = sigma / overlap;
+    return h * h * h;
+}
 
 // Regularised Biot-Savart kernel (Rosenhead 1930, Moore 1972; Winckelmans and Leonard 1993, the
 // "low-order algebraic" smoothing): u(x) = sum_j K_j (alpha_j x r), r = x - x_j,
@@ -184,7 +191,38 @@ struct BodyShape {
     // What the fluid's total vorticity strength sum alpha must gain from this body in the coming
     // collide stage: -2 V (Omega - Omega at the last one) (Kelvin; body_collisions.hpp).
     dvec3 kelvin{0.0};
+    // The vorticity strength the body holds, 2 V Omega for the spin the fluid has met (Kelvin's
+    // other half: the fluid holds -2 V Omega), and its volume.
+    dvec3 held{0.0};
+    double volume = 0.0;
 };
+
+// What the body's own vorticity (BodyShape::held) induces at x, as a sphere of the body's
+// volume in uniform rotation would (exact for a sphere; Saffman 1992, 3.1): outside, the field of
+// a point vortex of strength alpha = 2 V Omega, u = alpha x r / (4 pi r^3) and psi = alpha /
+// (4 pi r); inside (r < R), u = alpha x r / (4 pi R^3) = (2/3) Omega x r. With the stretching
+// (w . grad) u for a vorticity w at x (outside: (alpha x w) / (4 pi r^3) - 3 (alpha x r)(r . w) /
+// (4 pi r^5), the point vortex's gradient). The fluid's vortons hold -2 V Omega (Kelvin), so
+// without the body's part the sums saw a field whose vortex lines end at the body, and the sheet
+// that cancels the slip at the surface turned the fluid outside it the other way.
+FS_HDI void add_held(Induced& acc, const BodyShape& b, dvec3 x, dvec3 w, bool want_stretch) {
+    if (b.kind == kNoBody || b.volume <= 0.0 || (b.held.x == 0.0 && b.held.y == 0.0 && b.held.z == 0.0)) return;
+    const dvec3 r = x - b.pose.position;
+    const double R = std::cbrt(3.0 * b.volume / (4.0 * kPi));
+    const double r2 = glm::dot(r, r), rr = std::sqrt(r2);
+    const dvec3 axr = glm::cross(b.held, r);
+    if (rr < R) {
+        const double k = 1.0 / (4.0 * kPi * R * R * R);
+        acc.u += k * axr;
+        acc.psi += (3.0 * R * R - r2) / (8.0 * kPi * R * R * R) * b.held;
+        if (want_stretch) acc.stretch += k * glm::cross(b.held, w);
+        return;
+    }
+    const double k = 1.0 / (4.0 * kPi * r2 * rr);
+    acc.u += k * axr;
+    acc.psi += b.held / (4.0 * kPi * rr);
+    if (want_stretch) acc.stretch += k * glm::cross(b.held, w) - (3.0 * k / r2) * glm::dot(r, w) * axr;
+}
 
 FS_HDI dvec3 surface_velocity(const BodyShape& b, dvec3 at) {
     return b.velocity + glm::cross(b.angular_velocity, at - b.pose.position);

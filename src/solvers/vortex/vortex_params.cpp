@@ -30,9 +30,16 @@ void VortexSolver::register_params() {
                8, 256},
               &s_.grid_cells);
     r.add_real({"core_radius", "Core radius", "Scene", "m",
-                "Radius sigma of the vortons seeded in rings and by flames (volume (2 sigma)^3).", 1e-4, 100, false,
-                R},
+                "Radius sigma of the vortons seeded in rings and by flames (volume (sigma / core_overlap)^3).", 1e-4,
+                100, false, R},
                &s_.core_radius);
+    r.add_real({"core_overlap", "Core overlap", "Scene", "",
+                "A vorton's core radius over the spacing h of the fluid it stands for (sigma / h; its volume is "
+                "h^3). 0.5: the vortex article's cores, which just touch on a lattice; 1 or more: overlapping "
+                "cores, which vortex methods need to stay accurate where vortons crowd or thin out (the block's "
+                "and the remesh's vortons get core_overlap times their spacing).",
+                0.25, 4, false, R},
+               &s_.core_overlap);
     for (int k = 0; k < kRingSlots; ++k) {
         const std::string p = k == 0 ? "ring_" : "ring2_";
         const std::string g = k == 0 ? "Ring" : "Second ring";
@@ -57,7 +64,8 @@ void VortexSolver::register_params() {
                -1e3, 1e3, false, R},
               s_.vorton_box, 6);
     r.add_real({"vorton_spacing", "Vorton spacing", "Scene", "m",
-                "Lattice spacing of the vorton block; its vortons have core radius spacing / 2.", 1e-3, 100, false, R},
+                "Lattice spacing of the vorton block; its vortons have core radius core_overlap x spacing.", 1e-3,
+                100, false, R},
                &s_.vorton_spacing);
     r.add_real({"vorton_noise", "Vorticity noise", "Scene", "1/s",
                 "Random vorticity of the block's vortons (each component uniform in [-noise, noise]).", 0, 1e4,
@@ -128,6 +136,12 @@ void VortexSolver::register_params() {
                 "Share of the slip at a contact that the vorticity change cancels (1: no slip, 0: free slip).", 0,
                 1},
                &s_.slip_fraction);
+    r.add_bool({"body_vorticity", "Body vorticity", "Bodies", "",
+                "A turning body's own vorticity, 2 Omega over its volume, in the velocity sums (the fluid holds "
+                "the opposite, Kelvin). Without it the fluid outside a spinning body turns the wrong way and a "
+                "spinning sphere feels the Magnus force reversed; with it, the other stages' exchange with the "
+                "body is not yet counted in its force (README, the vortex solver)."},
+               &s_.body_vorticity);
     r.add_real({"heat_transfer_rate", "Heat transfer rate", "Bodies", "1/s",
                 "How fast a particle touching a body takes the body's temperature.", 0, 1e4},
                &s_.heat_transfer_rate);

@@ -131,7 +131,7 @@ public:
             if (c.tracer_method == kGrid && vic_.built())
                 vic_.interpolate_to_tracers(exec_, tpos_.cview(), tvel_.view());
             else
-                tracers_direct();
+                tracers_direct(c);
         }
     }
 
@@ -139,26 +139,58 @@ public:
     // stretching term and particle strength exchange in the same pass: float tiles over
     // structure-of-arrays copies of the vortons, joined in double (direct_sum.hpp).
     void vortons_direct(const Config& c) {
-        prepare_direct();
+        prepare_direct(c);
         direct_.vortons(exec_, vpos_.cview(), omega_.cview(), radius_.cview(), c.viscosity, vvel_.view(),
                         stretch_.view(), diffuse_.view(), vpsi_.view());
+        // The turning bodies' own vorticity, which no vorton carries (add_held; on the grid it is
+        // spread on the nodes inside each body).
+        if (!any_held()) return;
+        auto bodies = collisions_.bodies();
+        auto pos = vpos_.cview();
+        auto om = omega_.cview();
+        auto vel = vvel_.view();
+        auto str = stretch_.view();
+        auto psi = vpsi_.view();
+        exec_.parallel_for(vortons(), FS_LAMBDA(int i) {
+            Induced acc;
+            for (int b = 0; b < bodies.size; ++b) add_held(acc, bodies[b], pos[i], om[i], true);
+            vel[i] += acc.u;
+            str[i] += acc.stretch;
+            psi[i] += acc.psi;
+        });
     }
 
-    void tracers_direct() {
-        prepare_direct();
+    void tracers_direct(const Config& c) {
+        prepare_direct(c);
         direct_.tracers(exec_, tpos_.cview(), tvel_.view());
+        if (!any_held()) return;
+        auto bodies = collisions_.bodies();
+        auto pos = tpos_.cview();
+        auto vel = tvel_.view();
+        exec_.parallel_for(tracers(), FS_LAMBDA(int i) {
+            Induced acc;
+            for (int b = 0; b < bodies.size; ++b) add_held(acc, bodies[b], pos[i], dvec3(0.0), false);
+            vel[i] += acc.u;
+        });
+    }
+
+    bool any_held() const {
+        for (const BodyShape& b : collisions_.host_bodies())
+            if (b.kind != kNoBody && glm::length(b.held) > 0.0) return true;
+        return false;
     }
 
     // The vortons' float copies, once per velocity evaluation (velocity() clears direct_ready_).
-    void prepare_direct() {
+    void prepare_direct(const Config& c) {
         if (direct_ready_) return;
-        direct_.prepare(exec_, vpos_.cview(), omega_.cview(), radius_.cview());
+        direct_.prepare(exec_, vpos_.cview(), omega_.cview(), radius_.cview(), c.core_overlap);
         direct_ready_ = true;
     }
 
     // The vortex-in-cell grid over the current particles; remesh spreads without solving.
     void build_grid(const Config& c, bool solve) {
-        vic_.build(exec_, c, vpos_.cview(), omega_.cview(), radius_.cview(), vtemp_.cview(), tpos_.cview(), solve);
+        vic_.build(exec_, c, vpos_.cview(), omega_.cview(), radius_.cview(), vtemp_.cview(), tpos_.cview(), solve,
+                   collisions_.host_bodies(), collisions_.bodies());
     }
 
     // ---- buoyancy, stretching, advection -----------------------------------------------------
@@ -264,20 +296,27 @@ public:
 
     // ---- remeshing ---------------------------------------------------------------------------
 
-    // Vortons re-created on the grid's nodes (Koumoutsakos 1997): each node whose spread
-    // vorticity exceeds remesh_threshold of the largest becomes a vorton of volume h^3 (core
-    // h / 2) carrying the node's vorticity and temperature. Trilinear spreading keeps the total
-    // vorticity and the linear impulse exactly (its weights sum to one and reproduce x); the
-    // threshold's dropped nodes are handed back below so that the total vorticity stays exact.
+    // Vortons re-created on the grid's nodes (Koumoutsakos 1997): the vortons' vorticity and heat,
+    // spread on the grid with trilinear weights, and each node whose vorticity or heat exceeds
+    // remesh_threshold of the largest, or that lies in the scene's block of fluid outside the
+    // bodies, becomes a vorton of volume h^3 (core core_overlap x h) carrying them. Trilinear
+    // spreading keeps the total vorticity, the heat and the linear impulse exactly (its weights
+    // sum to one and reproduce x); the threshold's dropped nodes are handed back below so that the
+    // total vorticity and the heat stay exact. It does not keep the angular impulse (it widens
+    // each vorton by a variance f (1 - f) h^2 per axis), and that smoothing is what holds the
+    // bodies' wakes (README, Design: the vortex solver): Monaghan's M4', which keeps x^2 too,
+    // let them run away sooner.
     void remesh(const Config& c) {
         remeshed_ = -1;
+        remesh_refused_ = 0;
         if (!c.remesh || vortons() == 0) return;
         build_grid(c, false);
         if (!vic_.built()) return;
         const VicGrid g = vic_.grid();
         const int nodes = g.nodes();
         auto w = vic_.vorticity();
-        auto tg = vic_.temperature();
+        auto heat = vic_.heat();
+        const double t0 = c.ambient_temperature;
         const double wmax2 = exec_.transform_reduce(
             nodes, 0.0,
             FS_LAMBDA(int nd) {
@@ -285,18 +324,41 @@ public:
             },
             [] FS_HD(double a, double b) { return max_of(a, b); });
         const double cut2 = c.remesh_threshold * c.remesh_threshold * wmax2;
+        // Heat is kept the same way: a node whose heat exceeds the threshold's share of the
+        // largest is kept for it even where its vorticity is weak (a body's warm wake).
+        const double qmax = exec_.transform_reduce(
+            nodes, 0.0, FS_LAMBDA(int nd) { return std::fabs(heat[nd]); },
+            [] FS_HD(double a, double b) { return max_of(a, b); });
+        const double qcut = c.remesh_threshold * qmax;
         auto keep = flags_.resized(static_cast<std::size_t>(nodes) + 1);
+        // The scene's block of fluid keeps its vortons whatever their vorticity: they carry what
+        // the bodies' no-slip gives the fluid (collide changes the vorticity of vortons in contact,
+        // so a body needs vortons round it), except inside a body, where the block's zero-vorticity
+        // nodes would only be pushed out again to crowd the surface.
+        const dvec3 keep_lo = c.remesh_keep_lo, keep_hi = c.remesh_keep_hi;
+        auto bodies = collisions_.bodies();
         exec_.parallel_for(nodes + 1, FS_LAMBDA(int nd) {
-            keep[nd] = nd < nodes && (w[nd] * w[nd] + w[nodes + nd] * w[nodes + nd] +
-                                          w[2 * nodes + nd] * w[2 * nodes + nd] >
-                                      cut2)
-                           ? 1
-                           : 0;
+            if (nd == nodes) {
+                keep[nd] = 0;
+                return;
+            }
+            const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
+            const dvec3 x = g.origin + g.h * dvec3(i, j, k);
+            bool in_block = x.x >= keep_lo.x && x.y >= keep_lo.y && x.z >= keep_lo.z && x.x <= keep_hi.x &&
+                            x.y <= keep_hi.y && x.z <= keep_hi.z;
+            for (int b = 0; in_block && b < bodies.size; ++b) {
+                double dist;
+                dvec3 point, nrm;
+                if (body_contact(bodies[b], x, 0.0, dist, point, nrm) && dist < 0.0) in_block = false;
+            }
+            const double w2 = w[nd] * w[nd] + w[nodes + nd] * w[nodes + nd] + w[2 * nodes + nd] * w[2 * nodes + nd];
+            keep[nd] = in_block || w2 > cut2 || std::fabs(heat[nd]) > qcut ? 1 : 0;
         });
         auto slot = slots_.resized(static_cast<std::size_t>(nodes) + 1);
         exec_.exclusive_scan(flags_.cview(), slot);
         int count = 0;
         mem_copy(&count, MemorySpace::Host, slots_.data() + nodes, kSpace, sizeof(int));
+        if (count > c.max_vortons) remesh_refused_ = count;
         if (count == 0 || count > c.max_vortons) return;
         // The nodes below the threshold carry a little vorticity; dropping it would change the
         // total (a divergence-free field's integral, zero for a ring). It goes to the kept
@@ -315,7 +377,16 @@ public:
             },
             [] FS_HD(double a, double b) { return a + b; });
         const dvec3 share = kept_size > 0.0 ? dropped / kept_size : dvec3(0.0);
+        // The dropped nodes' heat likewise, so the fluid's heat is kept to round-off too.
+        const double dropped_heat = exec_.transform_reduce(
+            nodes, 0.0, FS_LAMBDA(int nd) { return kp0[nd] ? 0.0 : heat[nd]; },
+            [] FS_HD(double a, double b) { return a + b; });
+        const double kept_heat = exec_.transform_reduce(
+            nodes, 0.0, FS_LAMBDA(int nd) { return kp0[nd] ? std::fabs(heat[nd]) : 0.0; },
+            [] FS_HD(double a, double b) { return a + b; });
+        const double heat_share = kept_heat > 0.0 ? dropped_heat / kept_heat : 0.0;
         const int before = vortons();
+        const double overlap = c.core_overlap;
         Buffer<dvec3> np(kSpace, static_cast<std::size_t>(count)), nw(kSpace, static_cast<std::size_t>(count));
         Buffer<double> nr(kSpace, static_cast<std::size_t>(count)), nt(kSpace, static_cast<std::size_t>(count));
         Buffer<int> nid(kSpace, static_cast<std::size_t>(count));
@@ -333,8 +404,8 @@ public:
             p[at] = g.origin + g.h * dvec3(i, j, k);
             const dvec3 wn(w[nd], w[nodes + nd], w[2 * nodes + nd]);
             om[at] = wn + glm::length(wn) * share;
-            r[at] = 0.5 * g.h;
-            t[at] = tg[nd];
+            r[at] = overlap * g.h;
+            t[at] = t0 + heat[nd] + std::fabs(heat[nd]) * heat_share;
             id[at] = at;
         });
         std::swap(vpos_, np);
@@ -346,10 +417,12 @@ public:
         remeshed_ = before - count;
     }
     int remeshed() const override { return remeshed_; }
+    int remesh_refused() const override { return remesh_refused_; }
 
     // ---- sums --------------------------------------------------------------------------------
 
-    Sums sums(const Config&) override {
+    Sums sums(const Config& c) override {
+        const double overlap = c.core_overlap;
         auto pos = vpos_.cview();
         auto omega = omega_.cview();
         auto radius = radius_.cview();
@@ -360,7 +433,7 @@ public:
             FS_LAMBDA(int i) {
                 Sums r;
                 const dvec3 x = pos[i], w = omega[i], v = vel[i];
-                const double vol = vorton_volume(radius[i]);
+                const double vol = vorton_volume(radius[i], overlap);
                 const dvec3 a = vol * w;
                 r.alpha = a;
                 r.impulse = 0.5 * glm::cross(x, a);
@@ -412,6 +485,7 @@ private:
     Buffer<double> stage_d_{kSpace};
     Buffer<int> stage_i_{kSpace}, stage_slots_{kSpace};
     int remeshed_ = -1;
+    int remesh_refused_ = 0;
 };
 
 }  // namespace fs::vortex

@@ -141,7 +141,7 @@ void VortexSolver::do_reset() {
         const dvec3 e2 = glm::cross(a, e1);  // e1 x e2 = a: counter-clockwise about a
         const int n = static_cast<int>(ring.vortons);
         const double dl = 2.0 * kPi * ring.radius / n;
-        const double vol = vorton_volume(s_.core_radius);
+        const double vol = vorton_volume(s_.core_radius, s_.core_overlap);
         for (int k = 0; k < n; ++k) {
             const double th = 2.0 * kPi * k / n;
             const dvec3 radial = std::cos(th) * e1 + std::sin(th) * e2;
@@ -156,7 +156,8 @@ void VortexSolver::do_reset() {
             add_tracer(c + (ring.radius + rr * std::cos(phi)) * radial + rr * std::sin(phi) * a);
         }
     }
-    // A block of still fluid: vortons on a lattice (core = spacing / 2, so they fill it).
+    // A block of still fluid: vortons on a lattice, each standing for its cube (core = overlap x
+    // spacing: at the document's 1/2 the cores just touch).
     if (box_valid(s_.vorton_box)) {
         const double sp = s_.vorton_spacing;
         // Whole cells of the lattice along an extent. 1.2 / 0.1 is 11.999999999999998 in binary:
@@ -175,7 +176,7 @@ void VortexSolver::do_reset() {
                     const dvec3 x = dvec3(s_.vorton_box[0], s_.vorton_box[1], s_.vorton_box[2]) +
                                     sp * dvec3(i + 0.5, j + 0.5, k + 0.5);
                     const dvec3 w(uniform01(rng) - 0.5, uniform01(rng) - 0.5, uniform01(rng) - 0.5);
-                    add_vorton(x, 2.0 * s_.vorton_noise * w, 0.5 * sp);
+                    add_vorton(x, 2.0 * s_.vorton_noise * w, s_.core_overlap * sp);
                 }
     }
     if (box_valid(s_.tracer_box)) {

@@ -96,6 +96,7 @@ Config VortexSolver::config() const {
     c.grid_cells = static_cast<int>(s_.grid_cells);
     c.grid_spacing = s_.grid_spacing;
     c.core_radius = s_.core_radius;
+    c.core_overlap = s_.core_overlap;
     c.stretching = s_.stretching;
     c.integrator = s_.integrator;
     c.viscosity = s_.viscosity;
@@ -111,6 +112,8 @@ Config VortexSolver::config() const {
     c.heat_transfer_rate = s_.heat_transfer_rate;
     c.remesh = s_.remesh_every > 0 && (step_count() + 1) % s_.remesh_every == 0;
     c.remesh_threshold = s_.remesh_threshold;
+    c.remesh_keep_lo = dvec3(s_.vorton_box[0], s_.vorton_box[1], s_.vorton_box[2]);
+    c.remesh_keep_hi = dvec3(s_.vorton_box[3], s_.vorton_box[4], s_.vorton_box[5]);
     c.max_vortons = static_cast<int>(std::min<long long>(s_.max_vortons, 1 << 30));
     c.body_count = kMaxBodies;
     return c;
@@ -165,6 +168,12 @@ double VortexSolver::finish_step(Stats& out) {
     if (s.nonfinite > 0)
         throw SimulationError(step + std::to_string(s.nonfinite) +
                               " particle(s) have a NaN or infinite position, velocity or vorticity");
+    // A remesh that would exceed max_vortons leaves the vortons as they were; a scene that relies
+    // on remeshing to keep its vortons overlapping would then run away later, far from the cause.
+    if (c.remesh && engine_->remesh_refused() > 0)
+        throw SimulationError(step + "the remesh needs " + std::to_string(engine_->remesh_refused()) +
+                              " vortons, more than max_vortons = " + std::to_string(s_.max_vortons) +
+                              "; raise max_vortons, or remesh_threshold, or coarsen grid_spacing");
     last_max_speed_ = std::sqrt(s.max_speed2);
     check_growth(s, c.remesh, step);
     // A runaway: a speed that would force a step a hundred times shorter than the set one.

@@ -51,6 +51,7 @@ struct Settings {
     double grid_spacing = 1.0;  // core radii
     long long grid_cells = 64;
     double core_radius = 0.05;
+    double core_overlap = kDocumentOverlap;  // sigma / h
     std::array<RingSettings, kRingSlots> rings;
     double vorton_box[6] = {0, 0, 0, 0, 0, 0};
     double vorton_spacing = 0.1;
@@ -77,6 +78,7 @@ struct Settings {
     double gravity_direction[3] = {0.0, -1.0, 0.0};
     double boundary_thickness = 1.2;
     double slip_fraction = 1.0;
+    bool body_vorticity = false;  // turning bodies' own 2 Omega in the velocity sums (add_held)
     double heat_transfer_rate = 5.0;
     double force_smoothing = 0.5;  // s: the running mean of the bodies' forces
     long long remesh_every = 0;
