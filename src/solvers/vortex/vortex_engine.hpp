@@ -112,7 +112,9 @@ public:
     virtual std::vector<Exchange> exchanges() const = 0;
     virtual Sums sums(const Config& c) = 0;
     virtual GridInfo grid_info() const = 0;
-    // Vortons removed by the last remesh (-1: it did not happen, e.g. too many vortons).
+    // Whether the last step's remesh stage re-created the vortons, and how many fewer it made
+    // (negative when it made more).
+    virtual bool remesh_done() const = 0;
     virtual int remeshed() const = 0;
     // The vortons the last remesh would have made when that was more than max_vortons (it then
     // left the vortons as they were), else 0.

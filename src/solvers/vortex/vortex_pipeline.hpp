@@ -307,7 +307,8 @@ public:
     // bodies' wakes (README, Design: the vortex solver): Monaghan's M4', which keeps x^2 too,
     // let them run away sooner.
     void remesh(const Config& c) {
-        remeshed_ = -1;
+        remeshed_ = 0;
+        remesh_done_ = false;
         remesh_refused_ = 0;
         if (!c.remesh || vortons() == 0) return;
         build_grid(c, false);
@@ -415,8 +416,10 @@ public:
         std::swap(vid_, nid);
         size_derived();
         remeshed_ = before - count;
+        remesh_done_ = true;
     }
     int remeshed() const override { return remeshed_; }
+    bool remesh_done() const override { return remesh_done_; }
     int remesh_refused() const override { return remesh_refused_; }
 
     // ---- sums --------------------------------------------------------------------------------
@@ -484,7 +487,8 @@ private:
     Buffer<dvec3> stage_v3_{kSpace};
     Buffer<double> stage_d_{kSpace};
     Buffer<int> stage_i_{kSpace}, stage_slots_{kSpace};
-    int remeshed_ = -1;
+    int remeshed_ = 0;
+    bool remesh_done_ = false;
     int remesh_refused_ = 0;
 };
 

@@ -228,6 +228,7 @@ void VortexSolver::do_reset() {
     next_vorton_id_ = static_cast<long long>(h.vid.size());
     next_tracer_id_ = static_cast<long long>(h.tid.size());
     last_max_speed_ = 0.0;
+    last_energy_ = 0.0;
     reference_energy_ = reference_enstrophy_ = 0.0;
     reference_step_ = 0;
     set_state(h);

@@ -192,7 +192,12 @@ double VortexSolver::finish_step(Stats& out) {
     s_.grid_nodes = gi.built ? gi.grid.nodes() : 0;
     const double rho = s_.fluid_density;
     const dvec3 P = rho * s.impulse;
-    out.set("kinetic_energy", rho * s.energy);
+    // The energy pairs each vorton's strength with the psi of the last velocity stage; after a
+    // remesh the vortons are new and that psi belongs to the old ones (the stat dropped by up to
+    // half every remesh, a sawtooth in the plot), so a remesh step reports the step before's.
+    const bool remeshed_now = c.remesh && engine_->remesh_done();
+    if (!remeshed_now) last_energy_ = rho * s.energy;
+    out.set("kinetic_energy", last_energy_);
     out.set("momentum", std::vector<double>{P.x, P.y, P.z});
     out.set("max_speed", last_max_speed_);
     vorticity_stats(s, out);

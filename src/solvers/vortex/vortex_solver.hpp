@@ -187,6 +187,7 @@ private:
     std::vector<BodyState> bodies_;
     double dt_ = 1.0 / 60.0;
     double last_max_speed_ = 0.0;
+    double last_energy_ = 0.0;  // the kinetic energy stat of the last step without a remesh
     // The runaway guard's reference: energy and enstrophy when the scene last could not add
     // energy (0: none yet), and its step.
     double reference_energy_ = 0.0, reference_enstrophy_ = 0.0;
