@@ -29,41 +29,78 @@ enum BoundaryModel : int {
 //   W(r, h) = 40/(7 pi h^2) * { 6(q^3 - q^2) + 1   for 0 <= q < 1/2
 //                               2(1 - q)^3          for 1/2 <= q < 1
 //                               0                   otherwise }
+// The normalisation and 1/h are computed once (the pair loops ran two divisions a call for
+// them, which bounded the force stage).
 template <class T>
 struct CubicSpline {
     T h;
-    FS_HDI T sigma() const { return T(40) / (T(7) * T(3.14159265358979323846) * h * h); }
+    T inv_h = T(1) / h;
+    T s = T(40) / (T(7) * T(3.14159265358979323846) * h * h);  // sigma
+    T s_h = s * inv_h;                                          // sigma / h
+    T s_h2 = s_h * inv_h;                                       // sigma / h^2
+
+    FS_HDI T sigma() const { return s; }
     FS_HDI T W(T r) const {
-        const T q = r / h;
-        if (q < T(0.5)) return sigma() * (T(6) * (q * q * q - q * q) + T(1));
+        const T q = r * inv_h;
+        if (q < T(0.5)) return s * (T(6) * (q * q * q - q * q) + T(1));
         if (q < T(1)) {
             const T a = T(1) - q;
-            return sigma() * T(2) * a * a * a;
+            return s * T(2) * a * a * a;
         }
         return T(0);
+    }
+    // W for r <= h, with no branch: both pieces evaluated and one chosen (the density stage's
+    // loop, where the pieces' branch is taken at random).
+    FS_HDI T W_within(T r) const {
+        const T q = r * inv_h;
+        const T a = T(1) - q;
+        const T inner = T(6) * (q * q * q - q * q) + T(1);
+        const T outer = T(2) * a * a * a;
+        return s * (q < T(0.5) ? inner : outer);
     }
     // dW/dr.
     FS_HDI T dW(T r) const {
-        const T q = r / h;
-        if (q < T(0.5)) return sigma() / h * (T(18) * q * q - T(12) * q);
+        const T q = r * inv_h;
+        if (q < T(0.5)) return s_h * (T(18) * q * q - T(12) * q);
         if (q < T(1)) {
             const T a = T(1) - q;
-            return -sigma() / h * T(6) * a * a;
+            return -s_h * T(6) * a * a;
         }
         return T(0);
     }
-    // grad_i W(|x_i - x_j|, h) for x_ij = x_i - x_j: dW/dr * x_ij / r (zero at r = 0).
+    // grad_i W(|x_i - x_j|, h) for x_ij = x_i - x_j: dW/dr * x_ij / r (zero at r = 0). On the
+    // inner piece (dW/dr) / r = sigma/h^2 (18 q - 12), since q / r = 1/h: no division there.
     FS_HDI glm::vec<2, T> grad(glm::vec<2, T> xij) const {
         const T r = std::sqrt(xij.x * xij.x + xij.y * xij.y);
         if (!(r > T(0))) return {T(0), T(0)};
-        return (dW(r) / r) * xij;
+        const T q = r * inv_h;
+        T f = T(0);
+        if (q < T(0.5)) {
+            f = s_h2 * (T(18) * q - T(12));
+        } else if (q < T(1)) {
+            const T a = T(1) - q;
+            f = -s_h * T(6) * a * a / r;
+        }
+        return f * xij;
     }
 };
 
 // Tait equation (seed 003, 2.2): p = B((rho/rho0)^gamma - 1), with B = rho0 c_s^2 / gamma so that
 // the speed of sound c_s (dp/drho at rest) is the one number a user sets.
+// x^gamma by squaring where gamma is a whole number from 1 to 16 (the usual 7: four products,
+// a few ulp from pow, which cost the pressure stage most of its time), pow otherwise.
+FS_HDI double tait_power(double x, double gamma) {
+    const int e = static_cast<int>(gamma);
+    if (static_cast<double>(e) != gamma || e < 1 || e > 16) return std::pow(x, gamma);
+    double result = 1.0, base = x;
+    for (int k = e; k > 0; k >>= 1) {
+        if (k & 1) result *= base;
+        base *= base;
+    }
+    return result;
+}
 FS_HDI double tait_pressure(double rho, double rho0, double B, double gamma) {
-    return B * FS_PARITY_DEMO_FACTOR * (std::pow(rho / rho0, gamma) - 1.0);
+    return B * FS_PARITY_DEMO_FACTOR * (tait_power(rho / rho0, gamma) - 1.0);
 }
 // Its inverse, for boundary particles that take a mirrored pressure.
 FS_HDI double tait_density(double p, double rho0, double B, double gamma) {
@@ -98,18 +135,20 @@ struct Config {
 //   viscosity: -m Pi_ij grad_i W_ij, with Pi_ij = -(2 alpha h c_s / (rho_i + rho_j))
 //              (v_ij . x_ij) / (|x_ij|^2 + epsilon h^2), only when v_ij . x_ij < 0.
 // The document writes epsilon h in the denominator; |x_ij|^2 is a squared length, so we use
-// epsilon h^2 (Monaghan 1992, as in Koschier et al.). Every factor is symmetric in i and j and
-// grad_j W_ji = -grad_i W_ij exactly, so the pair's forces cancel bit for bit: momentum is
-// conserved to round-off.
-FS_HDI dvec2 pair_acceleration(const Config& c, dvec2 xij, dvec2 vij, double rho_i, double rho_j,
-                               double p_i, double p_j) {
-    const CubicSpline<double> k{c.h};
+// epsilon h^2 (Monaghan 1992, as in Koschier et al.). p/rho^2 comes per particle (P_i, P_j:
+// `pressure_over_rho2`, once a step) and Pi_ij's two quotients are one. Every factor is
+// symmetric in i and j and grad_j W_ji = -grad_i W_ij exactly, so the pair's forces cancel bit
+// for bit: momentum is conserved to round-off.
+FS_HDI double pressure_over_rho2(double p, double rho) { return p / (rho * rho); }
+
+FS_HDI dvec2 pair_acceleration(const Config& c, const CubicSpline<double>& k, dvec2 xij, dvec2 vij,
+                               double rho_i, double rho_j, double P_i, double P_j) {
     const dvec2 g = k.grad(xij);
-    double coeff = p_i / (rho_i * rho_i) + p_j / (rho_j * rho_j);
+    double coeff = P_i + P_j;
     const double vx = vij.x * xij.x + vij.y * xij.y;
     if (vx < 0.0) {
         const double r2 = xij.x * xij.x + xij.y * xij.y;
-        coeff += -(2.0 * c.alpha * c.h * c.c_s / (rho_i + rho_j)) * vx / (r2 + c.epsilon * c.h * c.h);
+        coeff += -(2.0 * c.alpha * c.h * c.c_s) * vx / ((rho_i + rho_j) * (r2 + c.epsilon * c.h * c.h));
     }
     return -(c.mass * coeff) * g;
 }
@@ -129,7 +168,7 @@ struct NeighborList {
     FS_HDI void for_each(int i, Visit&& visit) const {
         const int n = count[i];
         if (n <= cap) {
-            const int* row = list.data + static_cast<long long>(i) * cap;
+            const int* row = list.data + static_cast<long long>(i) * (cap + 1);  // + its scratch slot
             for (int k = 0; k < n; ++k) visit(row[k]);
             return;
         }

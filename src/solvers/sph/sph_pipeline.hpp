@@ -119,7 +119,8 @@ public:
     void density(const Config& c) {
         const auto nb = neighbors(c);
         const int cap = list_capacity(c);
-        neighbor_list_.resize(static_cast<std::size_t>(size()) * static_cast<std::size_t>(cap));
+        const long long stride = cap + 1;  // a row and its scratch slot (below)
+        neighbor_list_.resize(static_cast<std::size_t>(size()) * static_cast<std::size_t>(stride));
         auto list = neighbor_list_.view();
         auto pos = pos_.cview();
         auto kind = kind_.cview();
@@ -129,15 +130,20 @@ public:
         const double m = c.mass, h2 = c.h * c.h;
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             const dvec2 xi = pos[i];
-            int* row = list.data + static_cast<long long>(i) * cap;
-            double sum = k.W(0.0);
+            int* row = list.data + static_cast<long long>(i) * stride;
+            // Locals, not the closure's members: the row's int stores could alias those, and the
+            // loop reloaded them after every store.
+            const CubicSpline<double> kernel = k;
+            const double reach2 = h2;
+            const int room = cap;
+            double sum = kernel.W(0.0);
             int near = 0;
             nb.for_each(i, [&](int j) {
                 const dvec2 d = xi - pos[j];
                 const double r2 = d.x * d.x + d.y * d.y;
-                if (r2 < h2) {
-                    sum += k.W(std::sqrt(r2));
-                    if (near < cap) row[near] = j;
+                if (r2 < reach2) {
+                    sum += kernel.W_within(std::sqrt(r2));
+                    row[near < room ? near : room] = j;
                     ++near;
                 }
             });
@@ -147,7 +153,7 @@ public:
     }
 
     // Room for the neighbours of a particle at up to 60% compression (2D: pi (h/spacing)^2
-    // neighbours at rest), and a few more.
+    // neighbours at rest), and a few more; each row has one more slot, written but never read.
     static int list_capacity(const Config& c) {
         const double f = c.h / c.spacing;
         return static_cast<int>(std::ceil(3.14159265358979 * f * f * 1.6)) + 8;
@@ -213,17 +219,21 @@ public:
         auto rho = density_.cview();
         auto p = pressure_.cview();
         auto acc = acc_.view();
+        auto P = p_rho2_.resized(static_cast<std::size_t>(size()));
+        exec_.parallel_for(size(), FS_LAMBDA(int i) { P[i] = pressure_over_rho2(p[i], rho[i]); });
+        auto Pc = p_rho2_.cview();
         const Config cfg = c;
+        const CubicSpline<double> k{c.h};
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             if (kind[i] != kFluid) {
                 acc[i] = dvec2(0.0);
                 return;
             }
             const dvec2 xi = pos[i], vi = vel[i];
-            const double rho_i = rho[i], p_i = p[i];
+            const double rho_i = rho[i], P_i = Pc[i];
             dvec2 a = cfg.gravity;
             nb.for_each(i, [&](int j) {
-                a += pair_acceleration(cfg, xi - pos[j], vi - vel[j], rho_i, rho[j], p_i, p[j]);
+                a += pair_acceleration(cfg, k, xi - pos[j], vi - vel[j], rho_i, rho[j], P_i, Pc[j]);
             });
             acc[i] = a;
         });
@@ -327,7 +337,8 @@ private:
     // Particles in cell order after neighbor_search (id_ says who is who).
     Buffer<dvec2> pos_{kSpace}, vel_{kSpace}, acc_{kSpace}, offset_{kSpace};
     Buffer<double> density_{kSpace}, pressure_{kSpace};
-    // Each particle's neighbours within h: the count, and the list (list_capacity() a particle).
+    Buffer<double> p_rho2_{kSpace};  // p / rho^2, for the force stage
+    // Each particle's neighbours within h: the count, and the list (list_capacity() + 1 a particle).
     Buffer<int> kind_{kSpace}, id_{kSpace}, neighbors_{kSpace}, neighbor_list_{kSpace};
     Buffer<dvec2> pos_alt_{kSpace}, vel_alt_{kSpace}, offset_alt_{kSpace};
     Buffer<double> density_alt_{kSpace}, pressure_alt_{kSpace};
