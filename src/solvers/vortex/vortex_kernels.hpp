@@ -290,6 +290,34 @@ FS_HDI bool body_contact(const BodyShape& b, dvec3 x, double margin, double& dis
     return false;
 }
 
+// The remesh's reductions over the grid's nodes: the largest |omega|^2 and |heat|, then what the
+// dropped nodes held and the kept nodes' sizes that share it out.
+struct NodePeak {
+    double w2 = 0.0, heat = 0.0;
+};
+struct NodePeakOp {
+    FS_HDI NodePeak operator()(const NodePeak& a, const NodePeak& b) const {
+        NodePeak s;
+        s.w2 = a.w2 > b.w2 ? a.w2 : b.w2;
+        s.heat = a.heat > b.heat ? a.heat : b.heat;
+        return s;
+    }
+};
+struct NodeDrop {
+    dvec3 dropped{0.0};
+    double kept_size = 0.0, dropped_heat = 0.0, kept_heat = 0.0;
+};
+struct NodeDropOp {
+    FS_HDI NodeDrop operator()(const NodeDrop& a, const NodeDrop& b) const {
+        NodeDrop s;
+        s.dropped = a.dropped + b.dropped;
+        s.kept_size = a.kept_size + b.kept_size;
+        s.dropped_heat = a.dropped_heat + b.dropped_heat;
+        s.kept_heat = a.kept_heat + b.kept_heat;
+        return s;
+    }
+};
+
 // What a body received from the fluid in one collision pass: linear and angular impulse (the
 // angular one about the body's position) and heat. Summed over particles in fixed blocks.
 struct Exchange {

@@ -318,19 +318,20 @@ public:
         auto w = vic_.vorticity();
         auto heat = vic_.heat();
         const double t0 = c.ambient_temperature;
-        const double wmax2 = exec_.transform_reduce(
-            nodes, 0.0,
+        // The largest vorticity and heat over the nodes, in one pass.
+        const NodePeak peak = exec_.transform_reduce(
+            nodes, NodePeak{},
             FS_LAMBDA(int nd) {
-                return w[nd] * w[nd] + w[nodes + nd] * w[nodes + nd] + w[2 * nodes + nd] * w[2 * nodes + nd];
+                NodePeak q;
+                q.w2 = w[nd] * w[nd] + w[nodes + nd] * w[nodes + nd] + w[2 * nodes + nd] * w[2 * nodes + nd];
+                q.heat = std::fabs(heat[nd]);
+                return q;
             },
-            [] FS_HD(double a, double b) { return max_of(a, b); });
-        const double cut2 = c.remesh_threshold * c.remesh_threshold * wmax2;
+            NodePeakOp{});
+        const double cut2 = c.remesh_threshold * c.remesh_threshold * peak.w2;
         // Heat is kept the same way: a node whose heat exceeds the threshold's share of the
         // largest is kept for it even where its vorticity is weak (a body's warm wake).
-        const double qmax = exec_.transform_reduce(
-            nodes, 0.0, FS_LAMBDA(int nd) { return std::fabs(heat[nd]); },
-            [] FS_HD(double a, double b) { return max_of(a, b); });
-        const double qcut = c.remesh_threshold * qmax;
+        const double qcut = c.remesh_threshold * peak.heat;
         auto keep = flags_.resized(static_cast<std::size_t>(nodes) + 1);
         // The scene's block of fluid keeps its vortons whatever their vorticity: they carry what
         // the bodies' no-slip gives the fluid (collide changes the vorticity of vortons in contact,
@@ -366,36 +367,36 @@ public:
         // nodes in proportion to their own magnitude, so sum alpha is kept to round-off at any
         // threshold; the linear impulse loses the dropped nodes' moment x x alpha less what the
         // kept ones gain (measured in tests/test_vortex.cpp, VortexRemesh).
+        // And the dropped nodes' heat likewise, so the fluid's heat is kept to round-off too.
+        // (Both in one pass over the nodes.)
         auto kp0 = flags_.cview();
-        const dvec3 dropped = exec_.transform_reduce(
-            nodes, dvec3(0.0),
-            FS_LAMBDA(int nd) { return kp0[nd] ? dvec3(0.0) : dvec3(w[nd], w[nodes + nd], w[2 * nodes + nd]); },
-            [] FS_HD(dvec3 a, dvec3 b) { return a + b; });
-        const double kept_size = exec_.transform_reduce(
-            nodes, 0.0,
+        const NodeDrop drop = exec_.transform_reduce(
+            nodes, NodeDrop{},
             FS_LAMBDA(int nd) {
-                return kp0[nd] ? glm::length(dvec3(w[nd], w[nodes + nd], w[2 * nodes + nd])) : 0.0;
+                NodeDrop q;
+                const dvec3 wn(w[nd], w[nodes + nd], w[2 * nodes + nd]);
+                if (kp0[nd]) {
+                    q.kept_size = glm::length(wn);
+                    q.kept_heat = std::fabs(heat[nd]);
+                } else {
+                    q.dropped = wn;
+                    q.dropped_heat = heat[nd];
+                }
+                return q;
             },
-            [] FS_HD(double a, double b) { return a + b; });
-        const dvec3 share = kept_size > 0.0 ? dropped / kept_size : dvec3(0.0);
-        // The dropped nodes' heat likewise, so the fluid's heat is kept to round-off too.
-        const double dropped_heat = exec_.transform_reduce(
-            nodes, 0.0, FS_LAMBDA(int nd) { return kp0[nd] ? 0.0 : heat[nd]; },
-            [] FS_HD(double a, double b) { return a + b; });
-        const double kept_heat = exec_.transform_reduce(
-            nodes, 0.0, FS_LAMBDA(int nd) { return kp0[nd] ? std::fabs(heat[nd]) : 0.0; },
-            [] FS_HD(double a, double b) { return a + b; });
-        const double heat_share = kept_heat > 0.0 ? dropped_heat / kept_heat : 0.0;
+            NodeDropOp{});
+        const dvec3 share = drop.kept_size > 0.0 ? drop.dropped / drop.kept_size : dvec3(0.0);
+        const double heat_share = drop.kept_heat > 0.0 ? drop.dropped_heat / drop.kept_heat : 0.0;
         const int before = vortons();
         const double overlap = c.core_overlap;
-        Buffer<dvec3> np(kSpace, static_cast<std::size_t>(count)), nw(kSpace, static_cast<std::size_t>(count));
-        Buffer<double> nr(kSpace, static_cast<std::size_t>(count)), nt(kSpace, static_cast<std::size_t>(count));
-        Buffer<int> nid(kSpace, static_cast<std::size_t>(count));
-        auto p = np.view();
-        auto om = nw.view();
-        auto r = nr.view();
-        auto t = nt.view();
-        auto id = nid.view();
+        // Into the spare buffers, swapped in below (the last remesh's vortons' buffers, so a
+        // warm run allocates nothing here).
+        const auto n_new = static_cast<std::size_t>(count);
+        auto p = remesh_pos_.resized(n_new);
+        auto om = remesh_omega_.resized(n_new);
+        auto r = remesh_radius_.resized(n_new);
+        auto t = remesh_temp_.resized(n_new);
+        auto id = remesh_id_.resized(n_new);
         auto kp = flags_.cview();
         auto sl = slots_.cview();
         exec_.parallel_for(nodes, FS_LAMBDA(int nd) {
@@ -409,11 +410,11 @@ public:
             t[at] = t0 + heat[nd] + std::fabs(heat[nd]) * heat_share;
             id[at] = at;
         });
-        std::swap(vpos_, np);
-        std::swap(omega_, nw);
-        std::swap(radius_, nr);
-        std::swap(vtemp_, nt);
-        std::swap(vid_, nid);
+        std::swap(vpos_, remesh_pos_);
+        std::swap(omega_, remesh_omega_);
+        std::swap(radius_, remesh_radius_);
+        std::swap(vtemp_, remesh_temp_);
+        std::swap(vid_, remesh_id_);
         size_derived();
         remeshed_ = before - count;
         remesh_done_ = true;
@@ -483,6 +484,9 @@ private:
     bool direct_ready_ = false;
     BodyCollisions<Exec> collisions_;
     Buffer<int> flags_{kSpace}, slots_{kSpace};  // remesh: the nodes kept and their slots
+    Buffer<dvec3> remesh_pos_{kSpace}, remesh_omega_{kSpace};  // remesh: the new vortons, swapped in
+    Buffer<double> remesh_radius_{kSpace}, remesh_temp_{kSpace};
+    Buffer<int> remesh_id_{kSpace};
     // Staging for emitted particles (place()).
     Buffer<dvec3> stage_v3_{kSpace};
     Buffer<double> stage_d_{kSpace};
