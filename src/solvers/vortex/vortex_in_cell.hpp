@@ -156,30 +156,32 @@ public:
         if (!solve) return;
         // The turning bodies' own vorticity (BodyShape::held, add_held), spread evenly over the
         // nodes inside each so that the grid holds all of it, like the vortons' (spread above),
-        // for the Poisson solve only: it is taken off again after it, so the diffusion term (lap
-        // omega) and the remesh see the fluid's vorticity alone.
-        auto add_bodies = [&](double sign) {
+        // for the Poisson solve only: the solve reads a copy of the grid with it added, so the
+        // diffusion term (lap omega) and the remesh see the fluid's vorticity alone, bit for bit.
+        const double* source = w.data;
         for (int b = 0; b < static_cast<int>(bodies.size()); ++b) {
             if (bodies[b].kind == kNoBody || glm::length(bodies[b].held) == 0.0) continue;
             auto inside = [g, body_view, b] FS_HD(int nd) {
                 const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
-                double dist;
-                dvec3 point, nrm;
-                return body_contact(body_view[b], g.origin + g.h * dvec3(i, j, k), 0.0, dist, point, nrm) && dist < 0.0;
+                return inside_body(body_view[b], g.origin + g.h * dvec3(i, j, k));
             };
             const int count = exec.transform_reduce(nodes, 0, FS_LAMBDA(int nd) { return inside(nd) ? 1 : 0; },
                                                     [] FS_HD(int a, int c2) { return a + c2; });
             if (count == 0) continue;
-            const dvec3 each = sign * bodies[b].held / (count * g.h * g.h * g.h);
+            if (source == w.data) {
+                auto copy = wsolve_.resized(3 * static_cast<std::size_t>(nodes));
+                mem_copy(copy.data, kSpace, w.data, kSpace, 3 * static_cast<std::size_t>(nodes) * sizeof(double));
+                source = copy.data;
+            }
+            auto ws = wsolve_.view();
+            const dvec3 each = bodies[b].held / (count * g.h * g.h * g.h);
             exec.parallel_for(nodes, FS_LAMBDA(int nd) {
                 if (!inside(nd)) return;
-                w[nd] += each.x;
-                w[nodes + nd] += each.y;
-                w[2 * nodes + nd] += each.z;
+                ws[nd] += each.x;
+                ws[nodes + nd] += each.y;
+                ws[2 * nodes + nd] += each.z;
             });
         }
-        };
-        add_bodies(1.0);
 
         if (!poisson_) poisson_ = Exec::backend == Backend::Cuda ? make_poisson_cuda() : make_poisson_cpu();
         // The kernel is smoothed with the vortons' mean core, so the grid's field is the direct
@@ -196,8 +198,7 @@ public:
         // grows to 230 at the grid's corner wave number, and on the plate-and-flames scene's
         // coarser grid (h = 1.5 sigma) the amplified short waves ran the plume away at step 603.
         const bool sharpen = g.h <= 1.0001 * mean_core;
-        poisson_->solve(g.nx, g.ny, g.nz, g.h, w.data, psi.data, mean_core, sharpen);
-        add_bodies(-1.0);
+        poisson_->solve(g.nx, g.ny, g.nz, g.h, source, psi.data, mean_core, sharpen);
 
         // u = curl psi at the nodes, by fourth-order differences (node_derivative4): the second-order
         // ones' error is (h / sigma)^2 / 6 relative for a field varying on the core.
@@ -310,6 +311,7 @@ public:
 
 private:
     // omega (3 blocks), temperature, psi, u, grad u (9), lap omega (3), grad T + lap T (4).
+    Buffer<double> wsolve_{kSpace};  // the Poisson solve's source when a body's own vorticity joins it
     Buffer<double> wgrid_{kSpace}, tgrid_{kSpace}, psigrid_{kSpace}, ugrid_{kSpace}, gradu_{kSpace}, lapw_{kSpace},
         gradt_{kSpace};
     Buffer<dvec3> uvec_{kSpace};  // u again, node after node, for the tracers

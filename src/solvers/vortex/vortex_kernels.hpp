@@ -318,6 +318,13 @@ struct NodeDropOp {
     }
 };
 
+// Whether x lies inside the body (on its surface counts as outside).
+FS_HDI bool inside_body(const BodyShape& b, dvec3 x) {
+    double dist;
+    dvec3 point, normal;
+    return body_contact(b, x, 0.0, dist, point, normal) && dist < 0.0;
+}
+
 // What a body received from the fluid in one collision pass: linear and angular impulse (the
 // angular one about the body's position) and heat. Summed over particles in fixed blocks.
 struct Exchange {

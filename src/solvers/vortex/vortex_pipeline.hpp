@@ -348,11 +348,8 @@ public:
             const dvec3 x = g.origin + g.h * dvec3(i, j, k);
             bool in_block = x.x >= keep_lo.x && x.y >= keep_lo.y && x.z >= keep_lo.z && x.x <= keep_hi.x &&
                             x.y <= keep_hi.y && x.z <= keep_hi.z;
-            for (int b = 0; in_block && b < bodies.size; ++b) {
-                double dist;
-                dvec3 point, nrm;
-                if (body_contact(bodies[b], x, 0.0, dist, point, nrm) && dist < 0.0) in_block = false;
-            }
+            for (int b = 0; in_block && b < bodies.size; ++b)
+                if (inside_body(bodies[b], x)) in_block = false;
             const double w2 = w[nd] * w[nd] + w[nodes + nd] * w[nodes + nd] + w[2 * nodes + nd] * w[2 * nodes + nd];
             keep[nd] = in_block || w2 > cut2 || std::fabs(heat[nd]) > qcut ? 1 : 0;
         });
