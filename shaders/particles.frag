@@ -15,27 +15,17 @@ in vec3 v_ray;
 flat in vec3 v_center;
 flat in float v_radius;
 flat in float v_t;
+flat in vec3 v_base;         // sRGB-encoded (particles.vert)
+flat in vec3 v_base_linear;  // linear
 
 uniform bool u_is_3d;
 uniform mat4 u_proj;
 uniform float u_pixel;
-uniform sampler2D u_colormap;  // N x 1, sRGB entries at t = i / (N - 1)
 uniform bool u_boundary_only;  // only the particles with no colour (NaN: walls), under a liquid's surface
 
 out vec4 frag_color;
 
-vec3 colormap(float t) {
-    if (t < 0.0) return vec3(0.5);  // NaN
-    // Texel centres sit at (i + 0.5) / N: t = 0 and t = 1 hit the end entries exactly.
-    float n = float(textureSize(u_colormap, 0).x);
-    return texture(u_colormap, vec2((t * (n - 1.0) + 0.5) / n, 0.5)).rgb;
-}
-
-// IEC 61966-2-1 sRGB transfer functions: light adds up in linear values, the framebuffer and the
-// colour map hold encoded ones.
-vec3 srgb_to_linear(vec3 c) {
-    return mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), step(0.04045, c));
-}
+// IEC 61966-2-1 sRGB encoding of the lit colour (the framebuffer holds encoded values).
 vec3 linear_to_srgb(vec3 c) {
     c = clamp(c, 0.0, 1.0);
     return mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, c));
@@ -52,7 +42,7 @@ void disc() {
     float rim_width = max(0.12 * r, u_pixel);
     float rim = clamp((d - (r - rim_width)) / u_pixel + 0.5, 0.0, 1.0) *
                 smoothstep(2.0, 4.0, r / u_pixel);
-    vec3 base = colormap(v_t);
+    vec3 base = v_base;
     frag_color = vec4(mix(base, 0.55 * base, rim), alpha);
     gl_FragDepth = gl_FragCoord.z;  // written on every path, as GLSL asks once it is written at all
 }
@@ -83,7 +73,7 @@ void sphere() {
     vec3 h = normalize(light - d);
     float diffuse = max(dot(n, light), 0.0);
     float specular = diffuse > 0.0 ? 0.25 * pow(max(dot(n, h), 0.0), 48.0) : 0.0;
-    vec3 base = srgb_to_linear(colormap(v_t));
+    vec3 base = v_base_linear;
     frag_color = vec4(linear_to_srgb(base * (0.2 + 0.8 * diffuse) + vec3(specular)), 1.0);
 }
 

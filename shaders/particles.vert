@@ -16,12 +16,29 @@ uniform float u_radius;    // world units
 uniform float u_pixel;     // 2D: world units per pixel
 uniform float u_range_min;
 uniform float u_range_max;
+uniform sampler2D u_colormap;  // N x 1, sRGB entries at t = i / (N - 1)
 
 out vec2 v_offset;        // 2D: from the disc centre to this fragment, world units
 out vec3 v_ray;           // 3D: view-space direction from the eye through this fragment
 flat out vec3 v_center;   // 3D: view-space sphere centre
 flat out float v_radius;  // radius as drawn
 flat out float v_t;       // colour-map coordinate in [0, 1]; -1 for NaN
+flat out vec3 v_base;     // the colour map's colour at v_t, sRGB-encoded
+flat out vec3 v_base_linear;  // the same in linear values (3D lighting adds up in those)
+
+// The particle's colour, once a particle rather than once a fragment (a texture read and three
+// powers a fragment were a large part of a 3D frame on a software rasteriser).
+vec3 colormap(float t) {
+    if (t < 0.0) return vec3(0.5);  // NaN
+    // Texel centres sit at (i + 0.5) / N: t = 0 and t = 1 hit the end entries exactly.
+    float n = float(textureSize(u_colormap, 0).x);
+    return textureLod(u_colormap, vec2((t * (n - 1.0) + 0.5) / n, 0.5), 0.0).rgb;
+}
+
+// IEC 61966-2-1 sRGB decoding: light adds up in linear values, the colour map holds encoded ones.
+vec3 srgb_to_linear(vec3 c) {
+    return mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), step(0.04045, c));
+}
 
 const vec2 k_corners[4] = vec2[4](vec2(-1.0, -1.0), vec2(1.0, -1.0), vec2(-1.0, 1.0),
                                   vec2(1.0, 1.0));
@@ -44,6 +61,8 @@ void main() {
     float span = u_range_max - u_range_min;
     float t = span != 0.0 ? (a_scalar - u_range_min) / span : 0.5;
     v_t = isnan(a_scalar) ? -1.0 : clamp(t, 0.0, 1.0);
+    v_base = colormap(v_t);
+    v_base_linear = u_is_3d ? srgb_to_linear(v_base) : v_base;
     v_offset = vec2(0.0);
     v_ray = vec3(0.0);
     v_center = vec3(0.0);
