@@ -168,7 +168,7 @@ struct NeighborList {
     FS_HDI void for_each(int i, Visit&& visit) const {
         const int n = count[i];
         if (n <= cap) {
-            const int* row = list.data + static_cast<long long>(i) * (cap + 1);  // + its scratch slot
+            const int* row = list.data + static_cast<long long>(i) * cap;
             for (int k = 0; k < n; ++k) visit(row[k]);
             return;
         }

@@ -119,8 +119,7 @@ public:
     void density(const Config& c) {
         const auto nb = neighbors(c);
         const int cap = list_capacity(c);
-        const long long stride = cap + 1;  // a row and its scratch slot (below)
-        neighbor_list_.resize(static_cast<std::size_t>(size()) * static_cast<std::size_t>(stride));
+        neighbor_list_.resize(static_cast<std::size_t>(size()) * static_cast<std::size_t>(cap));
         auto list = neighbor_list_.view();
         auto pos = pos_.cview();
         auto kind = kind_.cview();
@@ -130,7 +129,7 @@ public:
         const double m = c.mass, h2 = c.h * c.h;
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             const dvec2 xi = pos[i];
-            int* row = list.data + static_cast<long long>(i) * stride;
+            int* row = list.data + static_cast<long long>(i) * cap;
             // Locals, not the closure's members: the row's int stores could alias those, and the
             // loop reloaded them after every store.
             const CubicSpline<double> kernel = k;
@@ -143,7 +142,7 @@ public:
                 const double r2 = d.x * d.x + d.y * d.y;
                 if (r2 < reach2) {
                     sum += kernel.W_within(std::sqrt(r2));
-                    row[near < room ? near : room] = j;
+                    if (near < room) row[near] = j;
                     ++near;
                 }
             });
@@ -153,7 +152,7 @@ public:
     }
 
     // Room for the neighbours of a particle at up to 60% compression (2D: pi (h/spacing)^2
-    // neighbours at rest), and a few more; each row has one more slot, written but never read.
+    // neighbours at rest), and a few more.
     static int list_capacity(const Config& c) {
         const double f = c.h / c.spacing;
         return static_cast<int>(std::ceil(3.14159265358979 * f * f * 1.6)) + 8;
@@ -338,7 +337,7 @@ private:
     Buffer<dvec2> pos_{kSpace}, vel_{kSpace}, acc_{kSpace}, offset_{kSpace};
     Buffer<double> density_{kSpace}, pressure_{kSpace};
     Buffer<double> p_rho2_{kSpace};  // p / rho^2, for the force stage
-    // Each particle's neighbours within h: the count, and the list (list_capacity() + 1 a particle).
+    // Each particle's neighbours within h: the count, and the list (list_capacity() a particle).
     Buffer<int> kind_{kSpace}, id_{kSpace}, neighbors_{kSpace}, neighbor_list_{kSpace};
     Buffer<dvec2> pos_alt_{kSpace}, vel_alt_{kSpace}, offset_alt_{kSpace};
     Buffer<double> density_alt_{kSpace}, pressure_alt_{kSpace};
