@@ -22,6 +22,10 @@ struct Grid2 {
     dvec2 origin{0.0, 0.0};
     dvec2 inv_cell{1.0, 1.0};
     int nx = 1, ny = 1;
+    // The block of cells a search reads (Neighbors2): 2, the 2x2 block on the particle's side of
+    // its cell, for cells over twice the reach wide; 3, the 3x3 block around it, for cells at
+    // least the reach wide.
+    int block = 2;
 
     FS_HDI static int clamp_coord(double f, int n) {
         if (!(f >= 0.0)) f = 0.0;  // also catches NaN
@@ -39,22 +43,26 @@ struct Grid2 {
     FS_HDI int cells() const { return nx * ny; }
 };
 
-// A grid tiling [lo, hi] whose cells are a little over twice `reach` wide and high (Neighbors2
-// searches the 2x2 block on the particle's side of its cell), with at most about two cells per
-// particle (finer cells past that only cost memory and the time to fill their ranges; measured
-// on the Euler gas at N = 1e6). The cells tile the box exactly, so a periodic box wraps cell for
-// cell. Sized from the reach, not from the particle count as the tutorial's grid is (seed 000:
-// floor(sqrt(N)) * 5 cells a side, 0.0065 wide for N = 1000, under its collision distance of
-// 0.032: the cells next to a particle's would not hold all its partners).
-inline Grid2 make_grid(dvec2 lo, dvec2 hi, double reach, long long particles) {
+// A grid tiling [lo, hi] whose cells are a little over twice `reach` wide and high (block 2:
+// Neighbors2 searches the 2x2 block on the particle's side of its cell) or a little over `reach`
+// (block 3: the 3x3 block around it, 9 reach^2 of area against 16), with at most about two
+// cells per particle (finer cells past that only cost memory and the time to fill their ranges;
+// measured on the Euler gas at N = 1e6). The cells tile the box exactly, so a periodic box wraps
+// cell for cell. Sized from the reach, not from the particle count as the tutorial's grid is
+// (seed 000: floor(sqrt(N)) * 5 cells a side, 0.0065 wide for N = 1000, under its collision
+// distance of 0.032: the cells next to a particle's would not hold all its partners).
+// Block 2 reads two rows of two cells, 16 reach^2 of candidates; block 3 three rows of three,
+// 9 reach^2: fewer candidates, more runs. SPH's eight-lane loops gain from fewer candidates.
+inline Grid2 make_grid(dvec2 lo, dvec2 hi, double reach, long long particles, int block = 2) {
     const dvec2 size = glm::max(hi - lo, dvec2(1e-12));
-    double cell = 2.000001 * reach;
+    double cell = (block == 3 ? 1.000001 : 2.000001) * reach;
     const double most = 2.0 * static_cast<double>(particles > 0 ? particles : 1);
     if (size.x / cell * (size.y / cell) > most) cell = std::sqrt(size.x * size.y / most);
     auto count = [&](double extent) {  // at most 46340 a side: the cell count stays an int
         return static_cast<int>(std::max(1.0, std::min(std::floor(extent / cell), 46340.0)));
     };
     Grid2 g;
+    g.block = block == 3 ? 3 : 2;
     g.origin = lo;
     g.nx = count(size.x);
     g.ny = count(size.y);
@@ -74,32 +82,56 @@ struct Neighbors2 {
     View<const int> cell_start;  // cells + 1 entries
     View<const dvec2> pos;
 
-    // visit(j) for each particle j != s of cells [first, last] of row y; returns the count.
-    template <class Visit>
-    FS_HDI int visit_run(int s, int y, int first, int last, Visit& visit) const {
+    // The slots a search of particle s reads: at most six runs [begin, end) of consecutive
+    // slots (two or three rows, each split in two where a periodic row wraps), s among them.
+    struct Runs {
+        int begin[6];
+        int end[6];
+        int count = 0;
+    };
+    FS_HDI void add_run(Runs& r, int y, int first, int last) const {
         const int row = y * grid.nx;
-        const int end = cell_start[row + last + 1];
-        int tests = 0;
-        for (int j = cell_start[row + first]; j < end; ++j) {
-            if (j == s) continue;
-            ++tests;
-            visit(j);
-        }
-        return tests;
+        r.begin[r.count] = cell_start[row + first];
+        r.end[r.count] = cell_start[row + last + 1];
+        ++r.count;
     }
-
-    // visit(j) for every particle j that may lie within reach of particle s (and others).
-    template <class Visit>
-    FS_HDI int for_each(int s, Visit&& visit) const {
+    FS_HDI Runs runs(int s) const {
+        Runs r;
         const dvec2 p = pos[s];
         const int nx = grid.nx, ny = grid.ny;
         const int cx = grid.cx(p.x), cy = grid.cy(p.y);
+        if (grid.block == 3) {
+            // Rows cy - 1 .. cy + 1 and columns cx - 1 .. cx + 1, each once (a periodic grid
+            // under three cells wide or high is read whole in that direction).
+            const bool all_rows = periodic && ny < 3, all_cols = periodic && nx < 3;
+            for (int k = 0; k < (all_rows ? ny : 3); ++k) {
+                int row = all_rows ? k : cy - 1 + k;
+                if (row < 0 || row >= ny) {
+                    if (!periodic) continue;
+                    row = row < 0 ? row + ny : row - ny;
+                }
+                const int first = cx - 1, last = cx + 1;
+                if (all_cols) {
+                    add_run(r, row, 0, nx - 1);
+                } else if (!periodic) {
+                    add_run(r, row, first < 0 ? 0 : first, last >= nx ? nx - 1 : last);
+                } else if (first < 0) {
+                    add_run(r, row, nx - 1, nx - 1);
+                    add_run(r, row, 0, last);
+                } else if (last >= nx) {
+                    add_run(r, row, first, nx - 1);
+                    add_run(r, row, 0, 0);
+                } else {
+                    add_run(r, row, first, last);
+                }
+            }
+            return r;
+        }
         // First column and row of the 2x2 block: the particle's half of its cell decides. Points
         // clamped into a border cell from outside pick the side that holds their neighbours.
         const int x0 = nx == 1 ? 0 : cx - (grid.ux(p.x) - cx < 0.5 ? 1 : 0);
         const int y0 = ny == 1 ? 0 : cy - (grid.uy(p.y) - cy < 0.5 ? 1 : 0);
         const int rows = ny == 1 ? 1 : 2;
-        int tests = 0;
         for (int y = y0; y < y0 + rows; ++y) {
             int row = y;
             if (row < 0 || row >= ny) {
@@ -107,17 +139,32 @@ struct Neighbors2 {
                 row = row < 0 ? row + ny : row - ny;
             }
             if (nx == 1) {
-                tests += visit_run(s, row, 0, 0, visit);
+                add_run(r, row, 0, 0);
             } else if (x0 >= 0 && x0 + 1 < nx) {
-                tests += visit_run(s, row, x0, x0 + 1, visit);
+                add_run(r, row, x0, x0 + 1);
             } else if (x0 < 0) {  // the block sticks out on the left
-                tests += visit_run(s, row, 0, 0, visit);
-                if (periodic) tests += visit_run(s, row, nx - 1, nx - 1, visit);
+                add_run(r, row, 0, 0);
+                if (periodic) add_run(r, row, nx - 1, nx - 1);
             } else {  // on the right
-                tests += visit_run(s, row, nx - 1, nx - 1, visit);
-                if (periodic) tests += visit_run(s, row, 0, 0, visit);
+                add_run(r, row, nx - 1, nx - 1);
+                if (periodic) add_run(r, row, 0, 0);
             }
         }
+        return r;
+    }
+
+    // visit(j) for every particle j != s that may lie within reach of particle s (and others);
+    // returns the count.
+    template <class Visit>
+    FS_HDI int for_each(int s, Visit&& visit) const {
+        const Runs r = runs(s);
+        int tests = 0;
+        for (int k = 0; k < r.count; ++k)
+            for (int j = r.begin[k]; j < r.end[k]; ++j) {
+                if (j == s) continue;
+                ++tests;
+                visit(j);
+            }
         return tests;
     }
 };

@@ -10,6 +10,7 @@
 #include "solvers/common/cell_sort.hpp"
 #include "solvers/common/pair_list.hpp"
 #include "solvers/sph/sph_engine.hpp"
+#include "solvers/sph/sph_simd.hpp"
 
 namespace fs::sph {
 
@@ -127,6 +128,7 @@ public:
         auto count = neighbors_.view();
         const CubicSpline<double> k{c.h};
         const double m = c.mass, h2 = c.h * c.h;
+        [[maybe_unused]] const bool wide = simd_;
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             const dvec2 xi = pos[i];
             int* row = list.data + static_cast<long long>(i) * cap;
@@ -137,15 +139,22 @@ public:
             const int room = cap;
             double sum = kernel.W(0.0);
             int near = 0;
-            nb.for_each(i, [&](int j) {
-                const dvec2 d = xi - pos[j];
-                const double r2 = d.x * d.x + d.y * d.y;
-                if (r2 < reach2) {
-                    sum += kernel.W_within(std::sqrt(r2));
-                    if (near < room) row[near] = j;
-                    ++near;
-                }
-            });
+#if defined(FS_SPH_AVX512)
+            if (wide) {
+                sum += kernel.s * simd::density_sum(nb, i, kernel, reach2, row, room, near);
+            } else
+#endif
+            {
+                nb.for_each(i, [&](int j) {
+                    const dvec2 d = xi - pos[j];
+                    const double r2 = d.x * d.x + d.y * d.y;
+                    if (r2 < reach2) {
+                        sum += kernel.W_within(std::sqrt(r2));
+                        if (near < room) row[near] = j;
+                        ++near;
+                    }
+                });
+            }
             if (kind[i] == kFluid) rho[i] = m * sum;
             count[i] = near;
         });
@@ -218,21 +227,31 @@ public:
         auto rho = density_.cview();
         auto p = pressure_.cview();
         auto acc = acc_.view();
-        auto P = p_rho2_.resized(static_cast<std::size_t>(size()));
-        exec_.parallel_for(size(), FS_LAMBDA(int i) { P[i] = pressure_over_rho2(p[i], rho[i]); });
-        auto Pc = p_rho2_.cview();
+        // Each particle's density and p/rho^2 side by side: a neighbour's two in one load.
+        auto rp_out = rho_p_.resized(static_cast<std::size_t>(size()));
+        exec_.parallel_for(size(), FS_LAMBDA(int i) { rp_out[i] = dvec2(rho[i], pressure_over_rho2(p[i], rho[i])); });
+        auto rp = rho_p_.cview();
         const Config cfg = c;
         const CubicSpline<double> k{c.h};
+        [[maybe_unused]] const bool wide = simd_;
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             if (kind[i] != kFluid) {
                 acc[i] = dvec2(0.0);
                 return;
             }
             const dvec2 xi = pos[i], vi = vel[i];
-            const double rho_i = rho[i], P_i = Pc[i];
+            const double rho_i = rp[i].x, P_i = rp[i].y;
             dvec2 a = cfg.gravity;
+#if defined(FS_SPH_AVX512)
+            if (wide && nb.count[i] <= nb.cap) {
+                const int* row = nb.list.data + static_cast<long long>(i) * nb.cap;
+                acc[i] = a + simd::acceleration_sum(cfg, k, pos.data, vel.data, rp.data, row, nb.count[i], xi, vi,
+                                                    rho_i, P_i);
+                return;
+            }
+#endif
             nb.for_each(i, [&](int j) {
-                a += pair_acceleration(cfg, k, xi - pos[j], vi - vel[j], rho_i, rho[j], P_i, Pc[j]);
+                a += pair_acceleration(cfg, k, xi - pos[j], vi - vel[j], rho_i, rp[j].x, P_i, rp[j].y);
             });
             acc[i] = a;
         });
@@ -331,12 +350,20 @@ public:
 
     void synchronize() override { exec_.synchronize(); }
 
+    // Whether the density and force stages take sph_simd.hpp's eight-lane loops (on by default
+    // where the host has them; the tests compare both ways).
+    bool simd() const { return simd_; }
+    // The last force stage's accelerations (for the tests).
+    View<const dvec2> accelerations_view() const { return acc_.cview(); }
+    void set_simd(bool on) { simd_ = on && kSpace == MemorySpace::Host && simd::available(); }
+
 private:
     Exec exec_;
+    bool simd_ = kSpace == MemorySpace::Host && simd::available();
     // Particles in cell order after neighbor_search (id_ says who is who).
     Buffer<dvec2> pos_{kSpace}, vel_{kSpace}, acc_{kSpace}, offset_{kSpace};
     Buffer<double> density_{kSpace}, pressure_{kSpace};
-    Buffer<double> p_rho2_{kSpace};  // p / rho^2, for the force stage
+    Buffer<dvec2> rho_p_{kSpace};  // (rho, p / rho^2) of each particle, for the force stage
     // Each particle's neighbours within h: the count, and the list (list_capacity() a particle).
     Buffer<int> kind_{kSpace}, id_{kSpace}, neighbors_{kSpace}, neighbor_list_{kSpace};
     Buffer<dvec2> pos_alt_{kSpace}, vel_alt_{kSpace}, offset_alt_{kSpace};

@@ -232,7 +232,7 @@ Config SphSolver::config() const {
     domain(lo, hi);
     // Boundary particles sit up to a spacing beyond the box's padding; the grid clamps the rest.
     c.grid = grid::make_grid({lo[0] - s_.spacing, lo[1] - s_.spacing}, {hi[0] + s_.spacing, hi[1] + s_.spacing},
-                             c.h, particle_count());
+                             c.h, particle_count(), 3);
     return c;
 }
 
