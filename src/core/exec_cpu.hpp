@@ -109,8 +109,117 @@ public:
         static_assert(std::is_unsigned_v<K>, "sort_by_key sorts unsigned integer keys");
         const int n = keys.size;
         if (n <= 1) return;
+        radix_sort(keys.data, values.data, n, reserve<K>(sort_keys_, static_cast<std::size_t>(n)),
+                   reserve<V>(sort_values_, static_cast<std::size_t>(n)));
+    }
+
+    // The same sort where most keys equal those of `hint`, a sorted sequence as long (a particle
+    // sort by cell, given the cells of its last sort: from one step to the next most particles
+    // stay in their cell). The elements whose key equals the hint's are in order already (the
+    // hint is sorted); the others, a few, are radix sorted and merged back by (key, position),
+    // which is the stable sort's order, so the result is sort_by_key's exactly. Every pass but
+    // the few's sort reads and writes in order. Returns false, having changed nothing, when more
+    // than an eighth of the keys differ from the hint's (then sort_by_key is the faster).
+    template <class K, class V>
+    bool sort_by_key_near(View<K> keys, View<V> values, View<const K> hint) {
+        static_assert(std::is_unsigned_v<K>, "sort_by_key_near sorts unsigned integer keys");
+        const int n = keys.size;
+        if (hint.size != n || n < 2) return false;
+        const K* k = keys.data;
+        const K* was = hint.data;
+        const V* v = values.data;
+        const int blocks = (n + kBlock - 1) / kBlock;
+        int* moving = reserve<int>(sort_counts_, static_cast<std::size_t>(blocks));
+#pragma omp parallel for schedule(dynamic) if (blocks > 1) num_threads(loop_threads())
+        for (int b = 0; b < blocks; ++b) {
+            int count = 0;
+            const int end = std::min(n, (b + 1) * kBlock);
+            for (int i = b * kBlock; i < end; ++i) count += k[i] != was[i] ? 1 : 0;
+            moving[b] = count;
+        }
+        int move = 0;
+        for (int b = 0; b < blocks; ++b) {  // each block's first place in the moving list
+            const int here = moving[b];
+            moving[b] = move;
+            move += here;
+        }
+        if (move > n / 8) return false;
+        const int stay = n - move;
+        K* stay_k = reserve<K>(sort_keys_, static_cast<std::size_t>(stay));
+        V* stay_v = reserve<V>(sort_values_, static_cast<std::size_t>(stay));
+        int* stay_at = reserve<int>(sort_positions_, static_cast<std::size_t>(stay));
+        K* move_k = reserve<K>(sort_moving_keys_, 2 * static_cast<std::size_t>(move));
+        Moving<V>* move_v = reserve<Moving<V>>(sort_moving_values_, 2 * static_cast<std::size_t>(move));
+#pragma omp parallel for schedule(dynamic) if (blocks > 1) num_threads(loop_threads())
+        for (int b = 0; b < blocks; ++b) {
+            const int first = b * kBlock, end = std::min(n, (b + 1) * kBlock);
+            int m = moving[b], s = first - m;
+            for (int i = first; i < end; ++i) {
+                if (k[i] == was[i]) {
+                    stay_k[s] = k[i];
+                    stay_v[s] = v[i];
+                    stay_at[s++] = i;
+                } else {
+                    move_k[m] = k[i];
+                    move_v[m++] = {i, v[i]};
+                }
+            }
+        }
+        // The moving ones, listed in position order, by key (stable), then the merge by (key,
+        // position) in fixed chunks of the staying list: a chunk's share of the moving list starts
+        // at the first that comes after the chunk's first staying element.
+        if (move > 1) radix_sort(move_k, move_v, move, move_k + move, move_v + move);
+        auto before = [](K ka, int pa, K kb, int pb) { return ka < kb || (ka == kb && pa < pb); };
+        auto moving_before = [&](int s) {  // how many moving elements come before staying element s
+            int lo = 0, hi = move;
+            while (lo < hi) {
+                const int mid = (lo + hi) / 2;
+                if (before(move_k[mid], move_v[mid].position, stay_k[s], stay_at[s])) lo = mid + 1;
+                else hi = mid;
+            }
+            return lo;
+        };
+        const int chunks = (stay + kBlock - 1) / kBlock;
+        K* out_k = keys.data;
+        V* out_v = values.data;
+#pragma omp parallel for schedule(dynamic) if (chunks > 1) num_threads(loop_threads())
+        for (int c = 0; c < chunks; ++c) {
+            int s = c * kBlock, m = c == 0 ? 0 : moving_before(s);
+            const int s_end = std::min(stay, (c + 1) * kBlock);
+            const int m_end = c == chunks - 1 ? move : moving_before(s_end);
+            int out = s + m;
+            while (s < s_end || m < m_end) {
+                if (m < m_end && (s == s_end || before(move_k[m], move_v[m].position, stay_k[s], stay_at[s]))) {
+                    out_k[out] = move_k[m];
+                    out_v[out++] = move_v[m++].value;
+                } else {
+                    out_k[out] = stay_k[s];
+                    out_v[out++] = stay_v[s++];
+                }
+            }
+        }
+        if (chunks == 0)  // everything moved (n <= 8)
+            for (int m = 0; m < move; ++m) out_k[m] = move_k[m], out_v[m] = move_v[m].value;
+        return true;
+    }
+
+    void synchronize() const {}
+
+private:
+    // A moving element of sort_by_key_near: where it was, and its value.
+    template <class V>
+    struct Moving {
+        int position;
+        V value;
+    };
+
+    // sort_by_key's radix sort of n (key, value) pairs, with room for n more of each at kd, vd.
+    template <class K, class V>
+    void radix_sort(K* ks, V* vs, int n, K* kd, V* vd) {
+        K* const keys = ks;
+        V* const values = vs;
         K top = 0;
-        for (int i = 0; i < n; ++i) top = keys[i] > top ? keys[i] : top;
+        for (int i = 0; i < n; ++i) top = ks[i] > top ? ks[i] : top;
         unsigned bits = 1;
         while (bits < sizeof(K) * 8 && (top >> bits) != 0) ++bits;
         const unsigned passes = (bits + 7) / 8;
@@ -118,11 +227,7 @@ public:
         const std::size_t digits = std::size_t{1} << width;
         const K mask = static_cast<K>(digits - 1);
         const int blocks = (n + kBlock - 1) / kBlock;
-        K* kd = reserve<K>(sort_keys_, n);
-        V* vd = reserve<V>(sort_values_, n);
         int* count = reserve<int>(sort_counts_, static_cast<std::size_t>(blocks) * digits);
-        K* ks = keys.data;
-        V* vs = values.data;
         for (unsigned pass = 0, shift = 0; pass < passes; ++pass, shift += width) {
 #pragma omp parallel for schedule(dynamic) if (blocks > 1) num_threads(loop_threads())
             for (int b = 0; b < blocks; ++b) {
@@ -152,15 +257,12 @@ public:
             std::swap(ks, kd);
             std::swap(vs, vd);
         }
-        if (ks != keys.data) {
-            std::copy(ks, ks + n, keys.data);
-            std::copy(vs, vs + n, values.data);
+        if (ks != keys) {
+            std::copy(ks, ks + n, keys);
+            std::copy(vs, vs + n, values);
         }
     }
 
-    void synchronize() const {}
-
-private:
     // Room for n values of a plain type, reused from call to call (the per-block results of
     // reductions and scans): once warm, no call allocates.
     template <class T>
@@ -180,8 +282,10 @@ private:
         if (store.size() < words) store.resize(words);
         return reinterpret_cast<T*>(store.data());
     }
-    // sort_by_key's alternate arrays and digit counts.
-    std::vector<std::max_align_t> sort_keys_, sort_values_, sort_counts_;
+    // sort_by_key's alternate arrays and digit counts; sort_by_key_near's staying elements (in
+    // the first two) and their positions, and its moving elements with room for their sort.
+    std::vector<std::max_align_t> sort_keys_, sort_values_, sort_counts_, sort_positions_, sort_moving_keys_,
+        sort_moving_values_;
 };
 
 }  // namespace fs

@@ -4,7 +4,9 @@
 // particles keep their previous relative order, so the permutation is the same for any thread
 // count and on both backends, and the cost stays linear however crowded one cell gets (a pile
 // pressed into one row of cells: tests/bench/euler_pile.sh). The cell ranges come from the
-// sorted cells. Solvers then permute their own arrays with gather().
+// sorted cells. Solvers then permute their own arrays with gather(). On the CPU, a solver that
+// did so finds most particles still in their cells at the next build, which then sorts only
+// those that moved (CpuExec::sort_by_key_near).
 #pragma once
 
 #include <utility>
@@ -37,6 +39,7 @@ public:
     template <class CellOf>
     void build(Exec& exec, int cells, int n, const CellOf cell_of_particle) {
         cell_start_.resize(static_cast<std::size_t>(cells) + 1);
+        std::swap(cell_of_, last_cells_);  // the last sort's cells, in its order (sorted)
         cell_of_.resize(static_cast<std::size_t>(n));
         order_.resize(static_cast<std::size_t>(n));
         auto cell_of = cell_of_.view();
@@ -45,7 +48,12 @@ public:
             cell_of[i] = static_cast<unsigned>(cell_of_particle(i));
             order[i] = i;
         });
-        exec.sort_by_key(cell_of, order);
+        // A solver that keeps its particles in the last sort's order finds most of them still in
+        // their cells: on the CPU, the in-order path (CpuExec::sort_by_key_near) sorts only the
+        // others. The result is the same either way.
+        bool done = false;
+        if constexpr (kSpace == MemorySpace::Host) done = exec.sort_by_key_near(cell_of, order, last_cells_.cview());
+        if (!done) exec.sort_by_key(cell_of, order);
         // Each cell's first slot from the sorted cells: slot s starts the cells after the one
         // before it up to its own, and the cells after the last particle's start at n. Every
         // cell is written once, by one slot: no atomic counts, no count buffer, no scan over the
@@ -75,6 +83,7 @@ public:
 
 private:
     Buffer<unsigned> cell_of_{kSpace};  // after build(): the particles' cells in slot order
+    Buffer<unsigned> last_cells_{kSpace};  // during build(): the last build's
     Buffer<int> cell_start_{kSpace}, order_{kSpace};
 };
 
