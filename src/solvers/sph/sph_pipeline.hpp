@@ -128,7 +128,16 @@ public:
         auto count = neighbors_.view();
         const CubicSpline<double> k{c.h};
         const double m = c.mass, h2 = c.h * c.h;
-        [[maybe_unused]] const bool wide = simd_;
+#if defined(FS_SPH_AVX512)
+        if (simd_) {  // sph_simd.hpp, kLaneBlock particles at a time
+            const int n = size();
+            exec_.parallel_for((n + kLaneBlock - 1) / kLaneBlock, [=](int b) {
+                simd::density_block(nb, b * kLaneBlock, std::min(n, (b + 1) * kLaneBlock), k, h2, m, list.data, cap,
+                                    kind.data, rho.data, count.data);
+            });
+            return;
+        }
+#endif
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             const dvec2 xi = pos[i];
             int* row = list.data + static_cast<long long>(i) * cap;
@@ -139,22 +148,15 @@ public:
             const int room = cap;
             double sum = kernel.W(0.0);
             int near = 0;
-#if defined(FS_SPH_AVX512)
-            if (wide) {
-                sum += kernel.s * simd::density_sum(nb, i, kernel, reach2, row, room, near);
-            } else
-#endif
-            {
-                nb.for_each(i, [&](int j) {
-                    const dvec2 d = xi - pos[j];
-                    const double r2 = d.x * d.x + d.y * d.y;
-                    if (r2 < reach2) {
-                        sum += kernel.W_within(std::sqrt(r2));
-                        if (near < room) row[near] = j;
-                        ++near;
-                    }
-                });
-            }
+            nb.for_each(i, [&](int j) {
+                const dvec2 d = xi - pos[j];
+                const double r2 = d.x * d.x + d.y * d.y;
+                if (r2 < reach2) {
+                    sum += kernel.W_within(std::sqrt(r2));
+                    if (near < room) row[near] = j;
+                    ++near;
+                }
+            });
             if (kind[i] == kFluid) rho[i] = m * sum;
             count[i] = near;
         });
@@ -233,7 +235,16 @@ public:
         auto rp = rho_p_.cview();
         const Config cfg = c;
         const CubicSpline<double> k{c.h};
-        [[maybe_unused]] const bool wide = simd_;
+#if defined(FS_SPH_AVX512)
+        if (simd_) {  // sph_simd.hpp, kLaneBlock particles at a time
+            const int n = size();
+            exec_.parallel_for((n + kLaneBlock - 1) / kLaneBlock, [=](int b) {
+                simd::acceleration_block(cfg, k, nb, b * kLaneBlock, std::min(n, (b + 1) * kLaneBlock), pos.data,
+                                         vel.data, rp.data, kind.data, acc.data);
+            });
+            return;
+        }
+#endif
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             if (kind[i] != kFluid) {
                 acc[i] = dvec2(0.0);
@@ -242,14 +253,6 @@ public:
             const dvec2 xi = pos[i], vi = vel[i];
             const double rho_i = rp[i].x, P_i = rp[i].y;
             dvec2 a = cfg.gravity;
-#if defined(FS_SPH_AVX512)
-            if (wide && nb.count[i] <= nb.cap) {
-                const int* row = nb.list.data + static_cast<long long>(i) * nb.cap;
-                acc[i] = a + simd::acceleration_sum(cfg, k, pos.data, vel.data, rp.data, row, nb.count[i], xi, vi,
-                                                    rho_i, P_i);
-                return;
-            }
-#endif
             nb.for_each(i, [&](int j) {
                 a += pair_acceleration(cfg, k, xi - pos[j], vi - vel[j], rho_i, rp[j].x, P_i, rp[j].y);
             });
@@ -358,6 +361,9 @@ public:
     void set_simd(bool on) { simd_ = on && kSpace == MemorySpace::Host && simd::available(); }
 
 private:
+    // Particles a call of sph_simd.hpp's stage loops takes (their constants and a cell's runs set
+    // up once for them); few enough that 16 384 particles still make a team's worth of calls.
+    static constexpr int kLaneBlock = 4;
     Exec exec_;
     bool simd_ = kSpace == MemorySpace::Host && simd::available();
     // Particles in cell order after neighbor_search (id_ says who is who).

@@ -60,8 +60,8 @@ FS_SPH_TARGET __m512d add_pieces(__m512d acc, __mmask8 use, __m512d r2, double i
 // distances queue in a register until eight are there, whose pieces are then evaluated
 // together: about two square roots of eight lanes a particle instead of one per candidate group.
 // (Compressing to memory and reading back stalls: a masked store does not forward to a load.)
-FS_SPH_TARGET double density_sum(const grid::Neighbors2& nb, int i, const CubicSpline<double>& k, double reach2,
-                                 int* row, int room, int& near) {
+FS_SPH_TARGET double density_sum(const grid::Neighbors2& nb, int i, const grid::Neighbors2::Runs& runs,
+                                 const CubicSpline<double>& k, double reach2, int* row, int room, int& near) {
     const double* p = &nb.pos.data[0].x;
     const __m512d xi = _mm512_set1_pd(p[2 * i]), yi = _mm512_set1_pd(p[2 * i + 1]);
     const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
@@ -73,7 +73,6 @@ FS_SPH_TARGET double density_sum(const grid::Neighbors2& nb, int i, const CubicS
     __m512d acc = _mm512_setzero_pd();
     __m512d queue = _mm512_setzero_pd();  // distances squared waiting, in its first `held` lanes
     int held = 0, found = 0;
-    const grid::Neighbors2::Runs runs = nb.runs(i);
     for (int r = 0; r < runs.count; ++r) {
         const int end = runs.end[r];
         for (int j = runs.begin[r]; j < end; j += 8) {
@@ -126,6 +125,28 @@ FS_SPH_TARGET __m512d four_pairs(const double* base, const int* q) {
     const __m256d hi = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(base + 2 * q[2])),
                                             _mm_loadu_pd(base + 2 * q[3]), 1);
     return _mm512_insertf64x4(_mm512_castpd256_pd512(lo), hi, 1);
+}
+
+// The density stage (seed 003, 2.1: rho_i = m sum_j W_ij, the particle itself included) for
+// particles first .. last-1, recording their neighbours' rows. Particles in one cell search the
+// same runs (the 3x3 block), found once for them; the loop's constants are set up once.
+FS_SPH_TARGET void density_block(const grid::Neighbors2& nb, int first, int last, const CubicSpline<double>& k,
+                                 double reach2, double m, int* list, int cap, const int* kind, double* rho,
+                                 int* count) {
+    grid::Neighbors2::Runs runs;
+    int runs_cell = -1;
+    const double self = k.W(0.0);
+    for (int i = first; i < last; ++i) {
+        const int cell = nb.grid.cell_of(nb.pos[i]);
+        if (cell != runs_cell || nb.grid.block != 3) {
+            runs = nb.runs(i);
+            runs_cell = cell;
+        }
+        int near = 0;
+        const double sum = self + k.s * density_sum(nb, i, runs, k, reach2, list + static_cast<long long>(i) * cap, cap, near);
+        if (kind[i] == kFluid) rho[i] = m * sum;
+        count[i] = near;
+    }
 }
 
 // The force stage's sum over the n neighbours in `row` of sph_kernels.hpp's pair_acceleration
@@ -187,6 +208,32 @@ FS_SPH_TARGET dvec2 acceleration_sum(const Config& c, const CubicSpline<double>&
         ay = _mm512_add_pd(ay, _mm512_mul_pd(g, dy));
     }
     return {_mm512_reduce_add_pd(ax), _mm512_reduce_add_pd(ay)};
+}
+
+// The force stage (seed 003, 2.3 and 2.5: a_i = g + sum_j pair_acceleration) for particles
+// first .. last-1; a particle whose row overflowed is searched through the grid, as the scalar
+// body does.
+FS_SPH_TARGET void acceleration_block(const Config& c, const CubicSpline<double>& k, const NeighborList& nb,
+                                      int first, int last, const dvec2* pos, const dvec2* vel, const dvec2* rho_P,
+                                      const int* kind, dvec2* acc) {
+    for (int i = first; i < last; ++i) {
+        if (kind[i] != kFluid) {
+            acc[i] = dvec2(0.0);
+            continue;
+        }
+        const dvec2 xi = pos[i], vi = vel[i];
+        const double rho_i = rho_P[i].x, P_i = rho_P[i].y;
+        dvec2 a = c.gravity;
+        if (nb.count[i] <= nb.cap) {
+            a += acceleration_sum(c, k, pos, vel, rho_P, nb.list.data + static_cast<long long>(i) * nb.cap, nb.count[i],
+                                  xi, vi, rho_i, P_i);
+        } else {
+            nb.for_each(i, [&](int j) {
+                a += pair_acceleration(c, k, xi - pos[j], vi - vel[j], rho_i, rho_P[j].x, P_i, rho_P[j].y);
+            });
+        }
+        acc[i] = a;
+    }
 }
 
 #undef FS_SPH_TARGET
