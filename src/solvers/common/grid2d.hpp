@@ -82,24 +82,19 @@ struct Neighbors2 {
     View<const int> cell_start;  // cells + 1 entries
     View<const dvec2> pos;
 
-    // The slots a search of particle s reads: at most six runs [begin, end) of consecutive
-    // slots (two or three rows, each split in two where a periodic row wraps), s among them.
-    struct Runs {
-        int begin[6];
-        int end[6];
-        int count = 0;
-    };
-    FS_HDI void add_run(Runs& r, int y, int first, int last) const {
-        const int row = y * grid.nx;
-        r.begin[r.count] = cell_start[row + first];
-        r.end[r.count] = cell_start[row + last + 1];
-        ++r.count;
-    }
-    FS_HDI Runs runs(int s) const {
-        Runs r;
+    // run(begin, end) for each run of consecutive slots a search of particle s reads, s among
+    // them: two or three rows of the block, each split in two where a periodic row wraps. (A
+    // callback, not an array of runs: on the GPU an array indexed at run time lives in local
+    // memory, which cost the search kernels a 104-byte stack frame.)
+    template <class Run>
+    FS_HDI void each_run(int s, Run&& run) const {
         const dvec2 p = pos[s];
         const int nx = grid.nx, ny = grid.ny;
         const int cx = grid.cx(p.x), cy = grid.cy(p.y);
+        auto cells = [&](int y, int first, int last) {
+            const int row = y * grid.nx;
+            run(cell_start[row + first], cell_start[row + last + 1]);
+        };
         if (grid.block == 3) {
             // Rows cy - 1 .. cy + 1 and columns cx - 1 .. cx + 1, each once (a periodic grid
             // under three cells wide or high is read whole in that direction).
@@ -112,20 +107,20 @@ struct Neighbors2 {
                 }
                 const int first = cx - 1, last = cx + 1;
                 if (all_cols) {
-                    add_run(r, row, 0, nx - 1);
+                    cells(row, 0, nx - 1);
                 } else if (!periodic) {
-                    add_run(r, row, first < 0 ? 0 : first, last >= nx ? nx - 1 : last);
+                    cells(row, first < 0 ? 0 : first, last >= nx ? nx - 1 : last);
                 } else if (first < 0) {
-                    add_run(r, row, nx - 1, nx - 1);
-                    add_run(r, row, 0, last);
+                    cells(row, nx - 1, nx - 1);
+                    cells(row, 0, last);
                 } else if (last >= nx) {
-                    add_run(r, row, first, nx - 1);
-                    add_run(r, row, 0, 0);
+                    cells(row, first, nx - 1);
+                    cells(row, 0, 0);
                 } else {
-                    add_run(r, row, first, last);
+                    cells(row, first, last);
                 }
             }
-            return r;
+            return;
         }
         // First column and row of the 2x2 block: the particle's half of its cell decides. Points
         // clamped into a border cell from outside pick the side that holds their neighbours.
@@ -139,17 +134,32 @@ struct Neighbors2 {
                 row = row < 0 ? row + ny : row - ny;
             }
             if (nx == 1) {
-                add_run(r, row, 0, 0);
+                cells(row, 0, 0);
             } else if (x0 >= 0 && x0 + 1 < nx) {
-                add_run(r, row, x0, x0 + 1);
+                cells(row, x0, x0 + 1);
             } else if (x0 < 0) {  // the block sticks out on the left
-                add_run(r, row, 0, 0);
-                if (periodic) add_run(r, row, nx - 1, nx - 1);
+                cells(row, 0, 0);
+                if (periodic) cells(row, nx - 1, nx - 1);
             } else {  // on the right
-                add_run(r, row, nx - 1, nx - 1);
-                if (periodic) add_run(r, row, 0, 0);
+                cells(row, nx - 1, nx - 1);
+                if (periodic) cells(row, 0, 0);
             }
         }
+    }
+
+    // The same runs as a list (sph_simd.hpp's loops, on the host).
+    struct Runs {
+        int begin[6];
+        int end[6];
+        int count = 0;
+    };
+    Runs runs(int s) const {
+        Runs r;
+        each_run(s, [&](int begin, int end) {
+            r.begin[r.count] = begin;
+            r.end[r.count] = end;
+            ++r.count;
+        });
         return r;
     }
 
@@ -157,14 +167,14 @@ struct Neighbors2 {
     // returns the count.
     template <class Visit>
     FS_HDI int for_each(int s, Visit&& visit) const {
-        const Runs r = runs(s);
         int tests = 0;
-        for (int k = 0; k < r.count; ++k)
-            for (int j = r.begin[k]; j < r.end[k]; ++j) {
+        each_run(s, [&](int begin, int end) {
+            for (int j = begin; j < end; ++j) {
                 if (j == s) continue;
                 ++tests;
                 visit(j);
             }
+        });
         return tests;
     }
 };
