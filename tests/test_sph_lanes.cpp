@@ -2,11 +2,12 @@
 // loops (sph_simd.hpp) against the scalar bodies the GPU and other hosts run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <map>
 #include <random>
-#include <set>
+#include <vector>
 #include <utility>
 
 #include "core/exec_cpu.hpp"
@@ -35,7 +36,6 @@ std::map<std::pair<int, int>, int> grid_pairs(const std::vector<dvec2>& pts, dou
     sort.build(exec, g, pos.cview());
     std::vector<dvec2> sorted(pts.size());
     std::vector<int> order(pts.size());
-    fs::Buffer<int> order_buf;
     auto ord = sort.order();
     for (std::size_t s = 0; s < pts.size(); ++s) {
         order[s] = ord[static_cast<int>(s)];

@@ -39,7 +39,9 @@ public:
     template <class CellOf>
     void build(Exec& exec, int cells, int n, const CellOf cell_of_particle) {
         cell_start_.resize(static_cast<std::size_t>(cells) + 1);
-        std::swap(cell_of_, last_cells_);  // the last sort's cells, in its order (sorted)
+        // The last sort's cells, in its order (sorted), for the CPU's in-order path; the GPU
+        // keeps no copy.
+        if constexpr (kSpace == MemorySpace::Host) std::swap(cell_of_, last_cells_);
         cell_of_.resize(static_cast<std::size_t>(n));
         order_.resize(static_cast<std::size_t>(n));
         auto cell_of = cell_of_.view();
@@ -83,7 +85,7 @@ public:
 
 private:
     Buffer<unsigned> cell_of_{kSpace};  // after build(): the particles' cells in slot order
-    Buffer<unsigned> last_cells_{kSpace};  // during build(): the last build's
+    Buffer<unsigned> last_cells_{kSpace};  // during build(): the last build's (CPU only)
     Buffer<int> cell_start_{kSpace}, order_{kSpace};
 };
 

@@ -180,6 +180,20 @@ struct NeighborList {
     }
 };
 
+// seed 003, 2.3 and 2.5: fluid particle i's acceleration, g + sum_j pair_acceleration over its
+// neighbours, rho_P holding each particle's (rho, p / rho^2). The force stage's scalar body (the
+// GPU's, and hosts' without AVX-512), and sph_simd.hpp's for a particle whose row overflowed.
+FS_HDI dvec2 fluid_acceleration(const Config& c, const CubicSpline<double>& k, const NeighborList& nb, int i,
+                                const dvec2* pos, const dvec2* vel, const dvec2* rho_P) {
+    const dvec2 xi = pos[i], vi = vel[i];
+    const double rho_i = rho_P[i].x, P_i = rho_P[i].y;
+    dvec2 a = c.gravity;
+    nb.for_each(i, [&](int j) {
+        a += pair_acceleration(c, k, xi - pos[j], vi - vel[j], rho_i, rho_P[j].x, P_i, rho_P[j].y);
+    });
+    return a;
+}
+
 // Per-step sums for the stats, over fluid particles.
 struct Sums {
     double kinetic_energy = 0.0;

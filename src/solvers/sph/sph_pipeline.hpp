@@ -246,17 +246,7 @@ public:
         }
 #endif
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
-            if (kind[i] != kFluid) {
-                acc[i] = dvec2(0.0);
-                return;
-            }
-            const dvec2 xi = pos[i], vi = vel[i];
-            const double rho_i = rp[i].x, P_i = rp[i].y;
-            dvec2 a = cfg.gravity;
-            nb.for_each(i, [&](int j) {
-                a += pair_acceleration(cfg, k, xi - pos[j], vi - vel[j], rho_i, rp[j].x, P_i, rp[j].y);
-            });
-            acc[i] = a;
+            acc[i] = kind[i] != kFluid ? dvec2(0.0) : fluid_acceleration(cfg, k, nb, i, pos.data, vel.data, rp.data);
         });
     }
 

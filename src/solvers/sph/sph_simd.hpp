@@ -219,20 +219,12 @@ FS_SPH_TARGET void acceleration_block(const Config& c, const CubicSpline<double>
     for (int i = first; i < last; ++i) {
         if (kind[i] != kFluid) {
             acc[i] = dvec2(0.0);
-            continue;
-        }
-        const dvec2 xi = pos[i], vi = vel[i];
-        const double rho_i = rho_P[i].x, P_i = rho_P[i].y;
-        dvec2 a = c.gravity;
-        if (nb.count[i] <= nb.cap) {
-            a += acceleration_sum(c, k, pos, vel, rho_P, nb.list.data + static_cast<long long>(i) * nb.cap, nb.count[i],
-                                  xi, vi, rho_i, P_i);
+        } else if (nb.count[i] > nb.cap) {
+            acc[i] = fluid_acceleration(c, k, nb, i, pos, vel, rho_P);
         } else {
-            nb.for_each(i, [&](int j) {
-                a += pair_acceleration(c, k, xi - pos[j], vi - vel[j], rho_i, rho_P[j].x, P_i, rho_P[j].y);
-            });
+            acc[i] = c.gravity + acceleration_sum(c, k, pos, vel, rho_P, nb.list.data + static_cast<long long>(i) * nb.cap,
+                                                  nb.count[i], pos[i], vel[i], rho_P[i].x, rho_P[i].y);
         }
-        acc[i] = a;
     }
 }
 
