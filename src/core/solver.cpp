@@ -33,16 +33,16 @@ void Solver::reset() {
 bool Solver::advance_stage() {
     const int n = static_cast<int>(stages().size());
     if (static_cast<int>(pending_ms_.size()) != n) pending_ms_.assign(stages().size(), 0.0);
-    if (static_cast<int>(pending_threads_.size()) != n) pending_threads_.assign(stages().size(), 0);
-    if (static_cast<int>(governors_.size()) != n) governors_.assign(stages().size(), ThreadGovernor{});
-    // The stage's CPU threads: all of them, or fewer where its governor measured fewer faster (a
-    // busy machine). Each stage has its own: their costs and their gains from threads differ,
-    // and a stage's time varies far less from step to step than a whole step's.
+    // The step's CPU threads: all of them, or fewer where its governor measured fewer faster (a
+    // busy machine). One count serves every stage of a step. Stages at different counts (tried:
+    // a governor a stage) let the team's idle thread, still spinning after a 2-thread stage,
+    // take the CPU from the next 1-thread stage on a loaded machine; each stage's governor saw
+    // only its own time and missed that cost, and the SPH step on 2 governed threads ran 1.5x
+    // slower than on 1 (README, Benchmarks: a busy machine).
     const bool cpu = backend_ == Backend::Cpu;
     const bool governed = cpu && governed_threads();
-    ThreadGovernor& governor = governors_[static_cast<std::size_t>(next_stage_)];
-    const int threads = !cpu ? 0 : governed ? governor.begin_step(cpu_threads()) : cpu_threads();
-    if (cpu) set_loop_threads(threads);
+    if (next_stage_ == 0) threads_ = !cpu ? 0 : governed ? governor_.begin_step(cpu_threads()) : cpu_threads();
+    if (cpu) set_loop_threads(threads_);
     const auto t0 = std::chrono::steady_clock::now();
     try {
         run_stage(next_stage_);
@@ -54,8 +54,6 @@ bool Solver::advance_stage() {
                         "')");
     }
     pending_ms_[next_stage_] = ms_since(t0);
-    pending_threads_[next_stage_] = threads;
-    if (governed) governor.end_step(pending_ms_[next_stage_]);
     if (++next_stage_ < n) return false;
 
     next_stage_ = 0;
@@ -67,13 +65,8 @@ bool Solver::advance_stage() {
     ++steps_;
     stage_ms_ = pending_ms_;
     step_ms_ = std::accumulate(stage_ms_.begin(), stage_ms_.end(), stats_ms);
-    // The count most of the step's time ran at.
-    double longest = -1.0;
-    for (int k = 0; k < n; ++k)
-        if (stage_ms_[k] > longest) {
-            longest = stage_ms_[k];
-            step_threads_ = pending_threads_[k];
-        }
+    step_threads_ = threads_;
+    if (governed) governor_.end_step(step_ms_);
     set_stats(s, dt);
     return true;
 }

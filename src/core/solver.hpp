@@ -148,7 +148,7 @@ public:
     // (the stages plus the end-of-step reductions that produce the stats).
     const std::vector<double>& stage_ms() const { return stage_ms_; }
     double step_ms() const { return step_ms_; }
-    // The CPU threads the last step's longest stage used (its ThreadGovernor; CUDA: 0).
+    // The CPU threads the last step used (its ThreadGovernor's choice; CUDA: 0).
     int step_threads() const { return step_threads_; }
 
 protected:
@@ -185,8 +185,8 @@ private:
     std::vector<double> stage_ms_;
     std::vector<double> pending_ms_;
     double step_ms_ = 0.0;
-    std::vector<ThreadGovernor> governors_;  // one a stage
-    std::vector<int> pending_threads_;
+    ThreadGovernor governor_;  // the count of each CPU step (one for all its stages)
+    int threads_ = 0;          // ... of the step in progress
     int step_threads_ = 0;
 };
 

@@ -1,4 +1,5 @@
-// ThreadGovernor: how many threads a CPU step uses, chosen by measurement. On an idle machine
+// ThreadGovernor: how many threads a CPU step uses (every stage of it: Solver::advance_stage),
+// chosen by measurement. On an idle machine
 // every core helps. On a busy one (a browser, an editor, a build) the OS deschedules some of the
 // step's threads, every loop's barrier then waits a time slice for them while the others spin,
 // and fewer threads finish sooner: measured on the 2-core machine with a busy loop per core, the
