@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "solvers/common/cell_sort.hpp"
 #include "solvers/common/pair_list.hpp"
 #include "solvers/euler/euler_engine.hpp"
+#include "solvers/euler/euler_simd.hpp"
 
 namespace fs::euler {
 
@@ -193,26 +195,25 @@ public:
         auto vel = vel_.cview();
         auto id = id_.cview();
         auto overlap = overlap_.view();
+#if defined(FS_EULER_AVX512)
+        if constexpr (std::is_same_v<Neighbors, grid::Neighbors2>) {
+            if (simd_) {  // euler_simd.hpp, kLaneBlock particles at a time
+                const int n = size();
+                exec_.parallel_for((n + kLaneBlock - 1) / kLaneBlock, [=](int b) {
+                    simd::choose_partners(nb, b * kLaneBlock, std::min(n, (b + 1) * kLaneBlock), distance2, periodic,
+                                          vel.data, id.data, partner.data, tests.data, contacts.data, overlap.data);
+                });
+                return;
+            }
+        }
+#endif
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             const dvec2 xi = pos[i], vi = vel[i];
-            Best best;
-            int near = 0;
-            double nearest2 = distance2;
-            const int t = nb.for_each(i, [&](int j) {
-                const dvec2 r = separation(xi, pos[j], periodic);
-                double d2;
-                if (is_candidate(r, vel[j] - vi, distance2, d2)) {
-                    near += j > i;
-                    best.consider(j, id[j], d2);
-                }
-                nearest2 = d2 < nearest2 ? d2 : nearest2;
-            });
-            partner[i] = best.j;
-            tests[i] = t;
-            contacts[i] = near;
-            // (the square root only for the few with a neighbour within reach: a division and a
-            // square root for every particle were a tenth of this loop at N = 1e6)
-            overlap[i] = nearest2 < distance2 ? 1.0 - std::sqrt(nearest2 / distance2) : 0.0;
+            PartnerSearch search(distance2);
+            tests[i] = nb.for_each(i, [&](int j) { search.visit(i, j, xi, vi, pos.data, vel.data, id.data, periodic); });
+            partner[i] = search.best.j;
+            contacts[i] = search.near;
+            overlap[i] = search.overlap();
         });
     }
 
@@ -437,6 +438,13 @@ public:
     std::vector<int> partners() const override { return partner_.to_vector(); }
     void synchronize() override { exec_.synchronize(); }
 
+    // Whether the collide stage's partner search takes euler_simd.hpp's eight-lane loop (on by
+    // default where the host has AVX-512F; the results are the same bits either way). For tests.
+    bool simd() const { return simd_; }
+    void set_simd(bool on) { simd_ = on && kSpace == MemorySpace::Host && simd::available(); }
+    // Particles a call of the eight-lane loop takes (its constants set up once).
+    static constexpr int kLaneBlock = 16;
+
 private:
     Exec exec_;
     // The particles, in an order that grid_build changes (id_ says who is who).
@@ -460,6 +468,7 @@ private:
     // Per particle: chosen partner (array index), pair tests made, candidates of higher index.
     Buffer<int> partner_{kSpace}, tests_{kSpace}, contacts_{kSpace};
     grid::CellSort<Exec> sort_;
+    bool simd_ = kSpace == MemorySpace::Host && simd::available();
 };
 
 }  // namespace fs::euler

@@ -1,7 +1,6 @@
 // The density and force stages' pair loops eight candidates at a time, for hosts with AVX-512F
-// (chosen at run time; the project is compiled without -march, so these functions carry
-// target("avx512f")). The same terms as sph_kernels.hpp's scalar bodies, which the GPU and
-// other hosts run: the cubic spline and its gradient (seed 003, 2.1), and the pressure and
+// (chosen at run time: solvers/common/lanes.hpp). The same terms as sph_kernels.hpp's scalar
+// bodies, which the GPU and other hosts run: the cubic spline and its gradient (seed 003, 2.1), and the pressure and
 // Monaghan viscosity pair force (seed 003, 2.3 and 2.5). What differs is the order of the sums
 // (eight lanes, joined by a fixed tree at the end), so the results agree with the scalar bodies
 // to round-off, not to the bit; they are still the same for any thread count, since each
@@ -15,10 +14,10 @@
 #pragma once
 
 #include "solvers/common/grid2d.hpp"
+#include "solvers/common/lanes.hpp"
 #include "solvers/sph/sph_kernels.hpp"
 
-#if !defined(__CUDACC__) && defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
+#if defined(FS_LANES_AVX512)
 #define FS_SPH_AVX512 1
 // GCC 12 sees its own AVX-512 intrinsics' _mm512_undefined_* operands as uninitialised.
 #pragma GCC diagnostic push
@@ -30,16 +29,10 @@ namespace fs::sph::simd {
 
 #if defined(FS_SPH_AVX512)
 
-// Whether this host runs the functions below.
-inline bool available() {
-    static const bool avx512 = __builtin_cpu_supports("avx512f");
-    return avx512;
-}
+using lanes::available;
+using lanes::first_lanes;
 
-#define FS_SPH_TARGET __attribute__((target("avx512f"))) inline
-
-// The first n of 8 lanes.
-FS_SPH_TARGET __mmask8 first_lanes(int n) { return n >= 8 ? __mmask8(0xFF) : __mmask8((1u << n) - 1u); }
+#define FS_SPH_TARGET FS_LANES_TARGET
 
 // The spline's piece, 6(q^3 - q^2) + 1 for q < 1/2 and 2(1 - q)^3 beyond (seed 003, 2.1;
 // sigma is the caller's), of eight distances squared, added to acc in the lanes of `use`.
@@ -64,8 +57,6 @@ FS_SPH_TARGET double density_sum(const grid::Neighbors2& nb, int i, const grid::
                                  const CubicSpline<double>& k, double reach2, int* row, int room, int& near) {
     const double* p = &nb.pos.data[0].x;
     const __m512d xi = _mm512_set1_pd(p[2 * i]), yi = _mm512_set1_pd(p[2 * i + 1]);
-    const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
-    const __m512i odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
     const __m512i lane64 = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
     const __m512d r2max = _mm512_set1_pd(reach2);
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0);
@@ -78,12 +69,10 @@ FS_SPH_TARGET double density_sum(const grid::Neighbors2& nb, int i, const grid::
         for (int j = runs.begin[r]; j < end; j += 8) {
             const int left = end - j;
             const __mmask8 valid = first_lanes(left);
-            // Candidates j .. j+7 as x0 y0 x1 y1 ... in two registers, then x and y apart.
-            const unsigned pairs = left >= 8 ? 0xFFFFu : (1u << (2 * left)) - 1u;
-            const __m512d lo = _mm512_maskz_loadu_pd(static_cast<__mmask8>(pairs), p + 2 * j);
-            const __m512d hi = _mm512_maskz_loadu_pd(static_cast<__mmask8>(pairs >> 8), p + 2 * j + 8);
-            const __m512d dx = _mm512_sub_pd(xi, _mm512_permutex2var_pd(lo, even, hi));
-            const __m512d dy = _mm512_sub_pd(yi, _mm512_permutex2var_pd(lo, odd, hi));
+            __m512d x, y;
+            lanes::load_points(p, j, left, x, y);
+            const __m512d dx = _mm512_sub_pd(xi, x);
+            const __m512d dy = _mm512_sub_pd(yi, y);
             const __m512d r2 = _mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy));
             const __m512i slot = _mm512_add_epi32(_mm512_set1_epi32(j), lane);
             const __mmask8 in = _mm512_mask_cmp_pd_mask(valid, r2, r2max, _CMP_LT_OQ) &
@@ -232,7 +221,7 @@ FS_SPH_TARGET void acceleration_block(const Config& c, const CubicSpline<double>
 
 #else
 
-inline bool available() { return false; }
+using lanes::available;
 
 #endif
 
