@@ -171,19 +171,24 @@ public:
         else
             choose_partners(all_pairs(), c.distance2, periodic);
 
+        // Each pair that chose each other, once, by its lower index: both new velocities from the
+        // old ones, written in place. The pairs are disjoint, so no iteration reads what another
+        // writes, and the particles without a partner (nineteen in twenty in the gas) are not
+        // touched (a copy of every velocity to a second array cost 5 ms of the gas at N = 1e6).
         auto partner = partner_.cview();
         auto pos = pos_.cview();
-        auto vel = vel_.cview();
+        auto vel = vel_.view();
         auto mass = mass_.cview();
-        auto out = vel_new_.view();
         const double e = c.restitution;
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             const int p = partner[i];
-            out[i] = (p >= 0 && partner[p] == i)
-                         ? collision_velocity(i, p, pos.data, vel.data, mass.data, e, periodic)
-                         : vel[i];
+            if (p > i && partner[p] == i) {
+                const dvec2 vi = collision_velocity(i, p, pos.data, vel.data, mass.data, e, periodic);
+                const dvec2 vp = collision_velocity(p, i, pos.data, vel.data, mass.data, e, periodic);
+                vel[i] = vi;
+                vel[p] = vp;
+            }
         });
-        std::swap(vel_, vel_new_);
     }
 
     template <class Neighbors>
