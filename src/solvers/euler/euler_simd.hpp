@@ -42,6 +42,13 @@ FS_LANES_TARGET unsigned within(__m512d x, __m512d y, __m512d x0, __m512d y0, __
     return _mm512_mask_cmp_pd_mask(valid, r2, limit, _CMP_LT_OQ);
 }
 
+// Whether cell (cx, cy) is off the border cells of a grid at least 8 cells a side: its particles'
+// 2x2 block lies inside the grid, and they search cells within 2/8 of the box, so every
+// separation is under a half and the nearest image is itself.
+FS_LANES_TARGET bool interior(const grid::Grid2& g, int cx, int cy) {
+    return g.block == 2 && g.nx >= 8 && g.ny >= 8 && cx >= 1 && cx <= g.nx - 2 && cy >= 1 && cy <= g.ny - 2;
+}
+
 // Partners, pair tests, contacts and overlaps of particles first .. last-1 (euler_pipeline.hpp's
 // choose_partners, Neighbors2's runs).
 FS_LANES_TARGET void choose_partners(const grid::Neighbors2& nb, int first, int last, double distance2,
@@ -53,14 +60,11 @@ FS_LANES_TARGET void choose_partners(const grid::Neighbors2& nb, int first, int 
     // The filter lets through a little more than the collision distance: its distances may round
     // differently from the scalar body's (a fused multiply-add), which then decides exactly.
     const __m512d limit = _mm512_set1_pd(distance2 * (1.0 + 1e-12));
-    // On a grid at least 8 cells a side, a particle off the border cells searches cells within
-    // 2/8 of the box: every separation is under a half, and the nearest image is itself.
-    const bool wide = g.nx >= 8 && g.ny >= 8;
     for (int i = first; i < last; ++i) {
         const dvec2 xi = pos[i], vi = vel[i];
         const __m512d x0 = _mm512_set1_pd(xi.x), y0 = _mm512_set1_pd(xi.y);
         const int cx = g.cx(xi.x), cy = g.cy(xi.y);
-        const bool wrap = periodic && !(wide && cx >= 1 && cx <= g.nx - 2 && cy >= 1 && cy <= g.ny - 2);
+        const bool wrap = periodic && !interior(g, cx, cy);
         PartnerSearch search(distance2);
         auto visit = [&](unsigned in, int slot0, int slot4) {  // the lanes of `in`: slot0 + lane, slot4 + lane - 4
             while (in) {
@@ -69,8 +73,21 @@ FS_LANES_TARGET void choose_partners(const grid::Neighbors2& nb, int first, int 
                 in &= in - 1;
             }
         };
-        // (The runs as a list: a lambda here would not carry the target attribute.)
-        const grid::Neighbors2::Runs runs = nb.runs(i);
+        // The runs: off the border cells, the 2x2 block's two rows directly (Neighbors2's block 2
+        // without its border cases); elsewhere Neighbors2's list (a lambda here would not carry
+        // the target attribute).
+        grid::Neighbors2::Runs runs;
+        if (interior(g, cx, cy)) {
+            const int x0 = cx - (g.ux(xi.x) - cx < 0.5 ? 1 : 0), y0 = cy - (g.uy(xi.y) - cy < 0.5 ? 1 : 0);
+            const int* start = nb.cell_start.data + y0 * g.nx + x0;
+            runs.begin[0] = start[0];
+            runs.end[0] = start[2];
+            runs.begin[1] = start[g.nx];
+            runs.end[1] = start[g.nx + 2];
+            runs.count = 2;
+        } else {
+            runs = nb.runs(i);
+        }
         int t = -1;  // particle i is in one of the runs
         for (int r = 0; r < runs.count; ++r) t += runs.end[r] - runs.begin[r];
         const int n0 = runs.end[0] - runs.begin[0], n1 = runs.count > 1 ? runs.end[1] - runs.begin[1] : 0;
