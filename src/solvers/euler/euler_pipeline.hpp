@@ -448,7 +448,7 @@ public:
     bool simd() const { return simd_; }
     void set_simd(bool on) { simd_ = on && kSpace == MemorySpace::Host && simd::available(); }
     // Particles a call of the eight-lane loop takes (its constants set up once).
-    static constexpr int kLaneBlock = 16;
+    static constexpr int kLaneBlock = 64;
 
 private:
     Exec exec_;

@@ -15,6 +15,8 @@
 #include "solvers/common/lanes.hpp"
 #include "solvers/euler/euler_kernels.hpp"
 
+#include <algorithm>
+
 #if defined(FS_LANES_AVX512)
 #define FS_EULER_AVX512 1
 #endif
@@ -49,74 +51,182 @@ FS_LANES_TARGET bool interior(const grid::Grid2& g, int cx, int cy) {
     return g.block == 2 && g.nx >= 8 && g.ny >= 8 && cx >= 1 && cx <= g.nx - 2 && cy >= 1 && cy <= g.ny - 2;
 }
 
+// What the searches below share: the arrays, the grid and the filter's limit.
+struct Search {
+    const grid::Neighbors2& nb;
+    const dvec2* pos;
+    const dvec2* vel;
+    const int* id;
+    double distance2;
+    bool periodic;
+    int* partner;
+    int* tests;
+    int* contacts;
+    double* overlap;
+
+    FS_LANES_TARGET void store(int i, const PartnerSearch& s, int t) const {
+        partner[i] = s.best.j;
+        tests[i] = t;
+        contacts[i] = s.near;
+        overlap[i] = s.overlap();
+    }
+};
+
+// The filter lets through a little more than the collision distance: its distances may round
+// differently from the scalar body's (a fused multiply-add), which then decides exactly.
+FS_LANES_TARGET __m512d filter_limit(double distance2) { return _mm512_set1_pd(distance2 * (1.0 + 1e-12)); }
+
+// Particle i alone: its candidates eight at a time.
+FS_LANES_TARGET void choose_one(const Search& q, int i) {
+    const grid::Neighbors2& nb = q.nb;
+    const dvec2* pos = q.pos;
+    const double* p = &pos[0].x;
+    const grid::Grid2& g = nb.grid;
+    const __m512d limit = filter_limit(q.distance2);
+    const dvec2 xi = pos[i], vi = q.vel[i];
+    const __m512d x0 = _mm512_set1_pd(xi.x), y0 = _mm512_set1_pd(xi.y);
+    const int cx = g.cx(xi.x), cy = g.cy(xi.y);
+    const bool wrap = q.periodic && !interior(g, cx, cy);
+    PartnerSearch search(q.distance2);
+    auto visit = [&](unsigned in, int slot0, int slot4) {  // the lanes of `in`: slot0 + lane, slot4 + lane - 4
+        while (in) {
+            const int lane = __builtin_ctz(in);
+            search.visit(i, (lane < 4 ? slot0 : slot4 - 4) + lane, xi, vi, pos, q.vel, q.id, q.periodic);
+            in &= in - 1;
+        }
+    };
+    // The runs: off the border cells, the 2x2 block's two rows directly (Neighbors2's block 2
+    // without its border cases); elsewhere Neighbors2's list (a lambda here would not carry the
+    // target attribute).
+    grid::Neighbors2::Runs runs;
+    if (interior(g, cx, cy)) {
+        const int x0c = cx - (g.ux(xi.x) - cx < 0.5 ? 1 : 0), y0c = cy - (g.uy(xi.y) - cy < 0.5 ? 1 : 0);
+        const int* start = nb.cell_start.data + y0c * g.nx + x0c;
+        runs.begin[0] = start[0];
+        runs.end[0] = start[2];
+        runs.begin[1] = start[g.nx];
+        runs.end[1] = start[g.nx + 2];
+        runs.count = 2;
+    } else {
+        runs = nb.runs(i);
+    }
+    int t = -1;  // particle i is in one of the runs
+    for (int r = 0; r < runs.count; ++r) t += runs.end[r] - runs.begin[r];
+    const int n0 = runs.end[0] - runs.begin[0], n1 = runs.count > 1 ? runs.end[1] - runs.begin[1] : 0;
+    if (runs.count <= 2 && n0 <= 4 && n1 <= 4) {
+        // The usual case (about one particle a cell): both rows in one set of lanes.
+        const int b0 = runs.begin[0], b1 = runs.count > 1 ? runs.begin[1] : 0;
+        __m512d x, y;
+        lanes::load_points(p, b0, n0, b1, n1, x, y);
+        const auto valid = static_cast<__mmask8>(lanes::first_lanes(n0) | (lanes::first_lanes(n1) << 4));
+        unsigned in = within(x, y, x0, y0, limit, wrap, valid);
+        in &= ~(static_cast<unsigned>(i - b0) < static_cast<unsigned>(n0) ? 1u << (i - b0) : 16u << (i - b1));
+        visit(in, b0, b1);
+    } else {
+        for (int r = 0; r < runs.count; ++r) {
+            const int end = runs.end[r];
+            for (int j = runs.begin[r]; j < end; j += 8) {
+                __m512d x, y;
+                lanes::load_points(p, j, end - j, x, y);
+                unsigned in = within(x, y, x0, y0, limit, wrap, lanes::first_lanes(end - j));
+                const unsigned self = static_cast<unsigned>(i - j);
+                if (self < 8u) in &= ~(1u << self);
+                visit(in, j, j + 4);
+            }
+        }
+    }
+    q.store(i, search, t);
+}
+
+// Particles i .. i+7 together, a lane each, when all eight sit off the border cells (returns
+// false, having done nothing, otherwise): their blocks' cell ranges are gathered at once, then
+// the k-th candidate of each one's row, for k up to the longest row. Nearly every row holds a
+// few particles, so this takes a few gathers where a lane a candidate (choose_one) took a
+// particle's whole pass.
+FS_LANES_TARGET bool choose_eight(const Search& q, int i) {
+    const grid::Grid2& g = q.nb.grid;
+    if (g.block != 2 || g.nx < 8 || g.ny < 8) return false;
+    const double* p = &q.pos[0].x;
+    __m512d x, y;
+    lanes::load_points(p, i, 8, x, y);
+    // Cell coordinates (Grid2::ux, uy); off the border means 1 <= u < n - 1 (no clamping, and
+    // truncation is the floor), which NaN fails.
+    const __m512d ux = _mm512_mul_pd(_mm512_sub_pd(x, _mm512_set1_pd(g.origin.x)), _mm512_set1_pd(g.inv_cell.x));
+    const __m512d uy = _mm512_mul_pd(_mm512_sub_pd(y, _mm512_set1_pd(g.origin.y)), _mm512_set1_pd(g.inv_cell.y));
+    const __m512d one = _mm512_set1_pd(1.0);
+    const __mmask8 inside =
+        _mm512_cmp_pd_mask(ux, one, _CMP_GE_OQ) & _mm512_cmp_pd_mask(ux, _mm512_set1_pd(g.nx - 1), _CMP_LT_OQ) &
+        _mm512_cmp_pd_mask(uy, one, _CMP_GE_OQ) & _mm512_cmp_pd_mask(uy, _mm512_set1_pd(g.ny - 1), _CMP_LT_OQ);
+    if (inside != 0xFF) return false;
+    const __m256i cx = _mm512_cvttpd_epi32(ux), cy = _mm512_cvttpd_epi32(uy);
+    // The block's first column and row: the particle's half of its cell (Neighbors2::each_run).
+    const __m512d half = _mm512_set1_pd(0.5);
+    const __mmask8 left = _mm512_cmp_pd_mask(_mm512_sub_pd(ux, _mm512_cvtepi32_pd(cx)), half, _CMP_LT_OQ);
+    const __mmask8 low = _mm512_cmp_pd_mask(_mm512_sub_pd(uy, _mm512_cvtepi32_pd(cy)), half, _CMP_LT_OQ);
+    alignas(32) int ix0[8], iy0[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(ix0), cx);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(iy0), cy);
+    const int* start = q.nb.cell_start.data;
+    alignas(32) int b[2][8], e[2][8];
+    int longest[2] = {0, 0};
+    int t[8];
+    for (int l = 0; l < 8; ++l) {
+        const int cell = (iy0[l] - ((low >> l) & 1)) * g.nx + ix0[l] - ((left >> l) & 1);
+        b[0][l] = start[cell];
+        e[0][l] = start[cell + 2];
+        b[1][l] = start[cell + g.nx];
+        e[1][l] = start[cell + g.nx + 2];
+        longest[0] = std::max(longest[0], e[0][l] - b[0][l]);
+        longest[1] = std::max(longest[1], e[1][l] - b[1][l]);
+        t[l] = e[0][l] - b[0][l] + e[1][l] - b[1][l] - 1;  // particle i + l is in one of its runs
+    }
+    const __m512d limit = filter_limit(q.distance2);
+    const __m256i self = _mm256_add_epi32(_mm256_set1_epi32(i), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    PartnerSearch search[8] = {PartnerSearch(q.distance2), PartnerSearch(q.distance2), PartnerSearch(q.distance2),
+                               PartnerSearch(q.distance2), PartnerSearch(q.distance2), PartnerSearch(q.distance2),
+                               PartnerSearch(q.distance2), PartnerSearch(q.distance2)};
+    for (int r = 0; r < 2; ++r) {
+        const __m256i begin = _mm256_load_si256(reinterpret_cast<const __m256i*>(b[r]));
+        const __m256i end = _mm256_load_si256(reinterpret_cast<const __m256i*>(e[r]));
+        for (int k = 0; k < longest[r]; ++k) {
+            const __m256i slot = _mm256_add_epi32(begin, _mm256_set1_epi32(k));
+            const __mmask8 live = static_cast<__mmask8>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(end, slot))));
+            const __m256i twice = _mm256_add_epi32(slot, slot);
+            const __m512d cxs = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), live, twice, p, 8);
+            const __m512d cys = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), live, twice, p + 1, 8);
+            const __m512d dx = _mm512_sub_pd(cxs, x), dy = _mm512_sub_pd(cys, y);  // separation(): b - a
+            const __m512d r2 = _mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy));
+            const __mmask8 not_self = static_cast<__mmask8>(~_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(slot, self))));
+            unsigned in = _mm512_mask_cmp_pd_mask(static_cast<__mmask8>(live & not_self), r2, limit, _CMP_LT_OQ);
+            if (!in) continue;
+            alignas(32) int j[8];
+            _mm256_store_si256(reinterpret_cast<__m256i*>(j), slot);
+            while (in) {
+                const int l = __builtin_ctz(in);
+                search[l].visit(i + l, j[l], q.pos[i + l], q.vel[i + l], q.pos, q.vel, q.id, q.periodic);
+                in &= in - 1;
+            }
+        }
+    }
+    for (int l = 0; l < 8; ++l) q.store(i + l, search[l], t[l]);
+    return true;
+}
+
 // Partners, pair tests, contacts and overlaps of particles first .. last-1 (euler_pipeline.hpp's
-// choose_partners, Neighbors2's runs).
+// choose_partners, Neighbors2's runs): eight at a time where they sit off the border cells, one
+// at a time elsewhere.
 FS_LANES_TARGET void choose_partners(const grid::Neighbors2& nb, int first, int last, double distance2,
                                      bool periodic, const dvec2* vel, const int* id, int* partner, int* tests,
                                      int* contacts, double* overlap) {
-    const dvec2* pos = nb.pos.data;
-    const double* p = &pos[0].x;
-    const grid::Grid2& g = nb.grid;
-    // The filter lets through a little more than the collision distance: its distances may round
-    // differently from the scalar body's (a fused multiply-add), which then decides exactly.
-    const __m512d limit = _mm512_set1_pd(distance2 * (1.0 + 1e-12));
-    for (int i = first; i < last; ++i) {
-        const dvec2 xi = pos[i], vi = vel[i];
-        const __m512d x0 = _mm512_set1_pd(xi.x), y0 = _mm512_set1_pd(xi.y);
-        const int cx = g.cx(xi.x), cy = g.cy(xi.y);
-        const bool wrap = periodic && !interior(g, cx, cy);
-        PartnerSearch search(distance2);
-        auto visit = [&](unsigned in, int slot0, int slot4) {  // the lanes of `in`: slot0 + lane, slot4 + lane - 4
-            while (in) {
-                const int lane = __builtin_ctz(in);
-                search.visit(i, (lane < 4 ? slot0 : slot4 - 4) + lane, xi, vi, pos, vel, id, periodic);
-                in &= in - 1;
-            }
-        };
-        // The runs: off the border cells, the 2x2 block's two rows directly (Neighbors2's block 2
-        // without its border cases); elsewhere Neighbors2's list (a lambda here would not carry
-        // the target attribute).
-        grid::Neighbors2::Runs runs;
-        if (interior(g, cx, cy)) {
-            const int x0 = cx - (g.ux(xi.x) - cx < 0.5 ? 1 : 0), y0 = cy - (g.uy(xi.y) - cy < 0.5 ? 1 : 0);
-            const int* start = nb.cell_start.data + y0 * g.nx + x0;
-            runs.begin[0] = start[0];
-            runs.end[0] = start[2];
-            runs.begin[1] = start[g.nx];
-            runs.end[1] = start[g.nx + 2];
-            runs.count = 2;
+    const Search q{nb, nb.pos.data, vel, id, distance2, periodic, partner, tests, contacts, overlap};
+    int i = first;
+    while (i < last) {
+        if (i + 8 <= last && choose_eight(q, i)) {
+            i += 8;
         } else {
-            runs = nb.runs(i);
+            choose_one(q, i);
+            ++i;
         }
-        int t = -1;  // particle i is in one of the runs
-        for (int r = 0; r < runs.count; ++r) t += runs.end[r] - runs.begin[r];
-        const int n0 = runs.end[0] - runs.begin[0], n1 = runs.count > 1 ? runs.end[1] - runs.begin[1] : 0;
-        if (runs.count <= 2 && n0 <= 4 && n1 <= 4) {
-            // The usual case (about one particle a cell): both rows in one set of lanes.
-            const int b0 = runs.begin[0], b1 = runs.count > 1 ? runs.begin[1] : 0;
-            __m512d x, y;
-            lanes::load_points(p, b0, n0, b1, n1, x, y);
-            const auto valid = static_cast<__mmask8>(lanes::first_lanes(n0) | (lanes::first_lanes(n1) << 4));
-            unsigned in = within(x, y, x0, y0, limit, wrap, valid);
-            in &= ~(static_cast<unsigned>(i - b0) < static_cast<unsigned>(n0) ? 1u << (i - b0) : 16u << (i - b1));
-            visit(in, b0, b1);
-        } else {
-            for (int r = 0; r < runs.count; ++r) {
-                const int end = runs.end[r];
-                for (int j = runs.begin[r]; j < end; j += 8) {
-                    __m512d x, y;
-                    lanes::load_points(p, j, end - j, x, y);
-                    unsigned in = within(x, y, x0, y0, limit, wrap, lanes::first_lanes(end - j));
-                    const unsigned self = static_cast<unsigned>(i - j);
-                    if (self < 8u) in &= ~(1u << self);
-                    visit(in, j, j + 4);
-                }
-            }
-        }
-        partner[i] = search.best.j;
-        tests[i] = t;
-        contacts[i] = search.near;
-        overlap[i] = search.overlap();
     }
 }
 
