@@ -101,7 +101,9 @@ TEST(EulerLanes, EightLanePartnerSearchIsTheScalarLoopBitForBit) {
         EXPECT_EQ(lanes.sums.contacts, scalar.sums.contacts);
         EXPECT_EQ(lanes.sums.matched, scalar.sums.matched);
         EXPECT_EQ(lanes.sums.max_overlap, scalar.sums.max_overlap);
-        if (!k.coincident) EXPECT_LT(scalar.sums.max_overlap, 1.0);
+        if (!k.coincident) {
+            EXPECT_LT(scalar.sums.max_overlap, 1.0);
+        }
         EXPECT_TRUE(same_bits(lanes.state.vel, scalar.state.vel));
         EXPECT_TRUE(same_bits(lanes.state.pos, scalar.state.pos));
         EXPECT_GT(scalar.sums.matched, 0);  // collisions did happen
