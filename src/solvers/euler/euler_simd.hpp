@@ -187,21 +187,36 @@ FS_LANES_TARGET bool choose_eight(const Search& q, int i) {
     for (int l = 0; l < 8; ++l) {
         const int a = i + l;
         const int n0 = e[0][l] - b[0][l], n1 = e[1][l] - b[1][l];
-        if (n0 > 4 || n1 > 4) {
+        if (n0 > 8 || n1 > 8) {
             choose_one(q, a);
             continue;
         }
         const dvec2 xa = q.pos[a], va = q.vel[a];
-        __m512d cxs, cys;
-        lanes::load_points(p, b[0][l], n0, b[1][l], n1, cxs, cys);
-        const auto valid = static_cast<__mmask8>(lanes::first_lanes(n0) | (lanes::first_lanes(n1) << 4));
-        unsigned in = within(cxs, cys, _mm512_set1_pd(xa.x), _mm512_set1_pd(xa.y), limit, false, valid);
-        in &= ~(static_cast<unsigned>(a - b[0][l]) < static_cast<unsigned>(n0) ? 1u << (a - b[0][l]) : 16u << (a - b[1][l]));
+        const __m512d xs = _mm512_set1_pd(xa.x), ys = _mm512_set1_pd(xa.y);
         PartnerSearch search(q.distance2);
-        while (in) {
-            const int lane = __builtin_ctz(in);
-            search.visit(a, lane < 4 ? b[0][l] + lane : b[1][l] + lane - 4, xa, va, q.pos, q.vel, q.id, q.periodic);
-            in &= in - 1;
+        auto visit = [&](unsigned in, int slot0, int slot4) {  // the lanes of `in`: slot0 + lane, slot4 + lane - 4
+            while (in) {
+                const int lane = __builtin_ctz(in);
+                search.visit(a, (lane < 4 ? slot0 : slot4 - 4) + lane, xa, va, q.pos, q.vel, q.id, q.periodic);
+                in &= in - 1;
+            }
+        };
+        __m512d cxs, cys;
+        if (n0 <= 4 && n1 <= 4) {  // both rows in one set of lanes
+            lanes::load_points(p, b[0][l], n0, b[1][l], n1, cxs, cys);
+            const auto valid = static_cast<__mmask8>(lanes::first_lanes(n0) | (lanes::first_lanes(n1) << 4));
+            unsigned in = within(cxs, cys, xs, ys, limit, false, valid);
+            in &= ~(static_cast<unsigned>(a - b[0][l]) < static_cast<unsigned>(n0) ? 1u << (a - b[0][l]) : 16u << (a - b[1][l]));
+            visit(in, b[0][l], b[1][l]);
+        } else {  // a row over four long (one particle in ten): a set of lanes a row
+            for (int r = 0; r < 2; ++r) {
+                const int j = b[r][l], nr = e[r][l] - j;
+                lanes::load_points(p, j, nr, cxs, cys);
+                unsigned in = within(cxs, cys, xs, ys, limit, false, lanes::first_lanes(nr));
+                const unsigned self = static_cast<unsigned>(a - j);
+                if (self < 8u) in &= ~(1u << self);
+                visit(in, j, j + 4);
+            }
         }
         q.store(a, search, t[l]);
     }
