@@ -15,8 +15,6 @@
 #include "solvers/common/lanes.hpp"
 #include "solvers/euler/euler_kernels.hpp"
 
-#include <algorithm>
-
 #if defined(FS_LANES_AVX512)
 #define FS_EULER_AVX512 1
 // GCC 12 sees its own AVX-512 intrinsics' _mm512_undefined_* operands as uninitialised.
