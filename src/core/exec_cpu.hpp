@@ -44,6 +44,15 @@ public:
         for (int i = 0; i < n; ++i) f(i);
     }
 
+    // f(i) for i in [0, n) where each item is a large piece of work (a block of a grid, many
+    // particles): in parallel however few there are, handed out one at a time so that empty or
+    // light items do not leave a thread idle; the iterations are independent.
+    template <class F>
+    void parallel_tasks(int n, const F& f) const {
+#pragma omp parallel for schedule(dynamic) if (n > 1) num_threads(loop_threads())
+        for (int i = 0; i < n; ++i) f(i);
+    }
+
     // op(...op(op(init, map(0)), map(1))..., map(n-1)) grouped in fixed blocks; op must be
     // associative (for floats: associative up to rounding, and the rounding is reproducible).
     template <class T, class Map, class Op>

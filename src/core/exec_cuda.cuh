@@ -80,6 +80,13 @@ public:
         check_launch("parallel_for", file, line);
     }
 
+    // parallel_for for items that are each a large piece of work (CpuExec runs few of them in
+    // parallel, where its parallel_for would run them serially); on the GPU, the same launch.
+    template <class F>
+    void parallel_tasks(int n, const F& f, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+        parallel_for(n, f, file, line);
+    }
+
     // op(init, op(map(0), ..., map(n-1))) in CUB's grouping; op must be associative and
     // commutative. The result is copied back to the host (this waits for the stream).
     template <class T, class Map, class Op>

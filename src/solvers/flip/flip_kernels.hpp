@@ -107,6 +107,49 @@ FS_HDI int particles_in_cell(const MacGrid& g, View<const int> half_start, int c
     return n;
 }
 
+// One particle's P2G terms for one component's faces (the CPU's scatter, Pipeline::p2g_scatter):
+// seed 001's trilinear weight w = k(dx) k(dy) k(dz) (or the quadratic B-spline's), added as
+// w v_a (APIC: w (v_a + c . (x_f - x_p)), Jiang et al. 2015) and w to every face within
+// reach. u is the position in cell units and h its half cell (half_cell_1d on each axis, so a
+// point clamped into the grid reaches the faces the gather's rows give it); the first face
+// along an axis is (h + 2 - hb) >> 1 with hb = 2 (offset + support), as in p2g_axis. Each
+// term is computed as p2g_axis computes it (the same operands in the same order), so the two
+// transfers differ only in the order each face sums its terms.
+template <int W, bool Apic>
+FS_HDI void p2g_add(const Faces& f, ivec3 h, dvec3 u, double va, dvec3 cq, double dx, View<double> sum,
+                    View<double> wsum) {
+    constexpr int kReach = W == kLinear ? 2 : 3;  // faces per axis
+    const double s = W == kLinear ? 1.0 : 1.5;    // kernel_support
+    const dvec3 off = f.position(ivec3(0));
+    int base[3];
+    double k[3][kReach];
+    for (int d = 0; d < 3; ++d) {
+        base[d] = (h[d] + 2 - static_cast<int>(2.0 * (off[d] + s))) >> 1;
+        for (int m = 0; m < kReach; ++m) k[d][m] = kernel_1d(u[d] - ((base[d] + m) + off[d]), W);
+    }
+    for (int c = 0; c < kReach; ++c) {
+        const int kk = base[2] + c;
+        if (kk < 0 || kk >= f.fz) continue;
+        for (int b = 0; b < kReach; ++b) {
+            const int jj = base[1] + b;
+            if (jj < 0 || jj >= f.fy) continue;
+            const int row = f.index(0, jj, kk);
+            for (int m = 0; m < kReach; ++m) {
+                const int ii = base[0] + m;
+                if (ii < 0 || ii >= f.fx) continue;
+                const double w = k[0][m] * k[1][b] * k[2][c];
+                if (Apic) {
+                    const dvec3 d = dx * (dvec3((ii + off.x), (jj + off.y), (kk + off.z)) - u);  // x_f - x_p
+                    sum[row + ii] += w * (va + cq.x * d.x + cq.y * d.y + cq.z * d.z);
+                } else {
+                    sum[row + ii] += w * va;
+                }
+                wsum[row + ii] += w;
+            }
+        }
+    }
+}
+
 // A bulk cell: full of fluid, so its particle count measures the fluid's density. It is fluid,
 // none of its 6 neighbours is air (walls outside the grid and solids count as solid), and it and
 // its fluid neighbours hold on average at least half of n0 = particles_per_cell particles, which
@@ -279,8 +322,10 @@ FS_HDI FaceValues interpolate_faces(const Faces& f, View<const double> a, View<c
     const dvec3 r = u - f.position(ivec3(0));  // node coordinates of this component's faces
     const Stencil1 sx = stencil_1d(r.x, W), sy = stencil_1d(r.y, W), sz = stencil_1d(r.z, W);
     constexpr int n = W == kLinear ? 2 : 3;
-    FaceValues t;
-    double wsum = 0.0;
+    // Plain scalars, not an array, so that they stay in registers; a face without a value
+    // weighs 0 (its stored value is finite: P2G writes 0 there) rather than taking a branch,
+    // which mispredicts along the free surface. The same sums, term by term, as skipping it.
+    double t0 = 0.0, t1 = 0.0, t2 = 0.0, wsum = 0.0;
     for (int zc = 0; zc < n; ++zc) {
         const int k = sz.base + zc;
         if (k < 0 || k >= f.fz) continue;
@@ -291,16 +336,22 @@ FS_HDI FaceValues interpolate_faces(const Faces& f, View<const double> a, View<c
             const int row = f.index(0, j, k);
             for (int xc = 0; xc < n; ++xc) {
                 const int i = sx.base + xc;
-                if (i < 0 || i >= f.fx || !valid[row + i]) continue;
-                const double w = sx.w[xc] * wyz;
-                t.v[0] += w * a[row + i];
-                if (N > 1) t.v[1] += w * b[row + i];
-                if (N > 2) t.v[2] += w * c[row + i];
+                if (i < 0 || i >= f.fx) continue;
+                const double w = valid[row + i] ? sx.w[xc] * wyz : 0.0;
+                t0 += w * a[row + i];
+                if (N > 1) t1 += w * b[row + i];
+                if (N > 2) t2 += w * c[row + i];
                 wsum += w;
             }
         }
     }
-    for (int m = 0; m < N; ++m) t.v[m] = wsum > 0.0 ? t.v[m] / wsum : 0.0;
+    FaceValues t;
+    if (wsum > 0.0) {  // one division, not N
+        const double inv = 1.0 / wsum;
+        t.v[0] = t0 * inv;
+        if (N > 1) t.v[1] = t1 * inv;
+        if (N > 2) t.v[2] = t2 * inv;
+    }
     return t;
 }
 

@@ -270,11 +270,91 @@ public:
         if (apic)
             for (auto& b : affine_) sort_.gather(exec_, b, affine_alt_);
 
+        if (scatter_) {
+            if (c.weights == kLinear)
+                apic ? p2g_scatter<kLinear, true>(g) : p2g_scatter<kLinear, false>(g);
+            else
+                apic ? p2g_scatter<kQuadratic, true>(g) : p2g_scatter<kQuadratic, false>(g);
+            return;
+        }
         for (int a = 0; a < 3; ++a) {
             if (c.weights == kLinear)
                 apic ? p2g_axis<kLinear, true>(g, a) : p2g_axis<kLinear, false>(g, a);
             else
                 apic ? p2g_axis<kQuadratic, true>(g, a) : p2g_axis<kQuadratic, false>(g, a);
+        }
+    }
+
+    // Which P2G runs: the scatter on the CPU (the default there), the gather (p2g_axis) on a GPU,
+    // where a face's thread sums its own particles without atomics. Tests set it to compare them.
+    bool scatter() const { return scatter_; }
+    void set_scatter(bool on) { scatter_ = on && kSpace == MemorySpace::Host; }
+
+    // P2G by scatter: each particle, read once, adds its terms to the faces it reaches in all
+    // three components (p2g_add). The gather (p2g_axis) reads every particle about twelve times
+    // (once per row of faces its kernel reaches), and each read adds through memory to a face
+    // the previous particle may have just written. Blocks of 4 x 4 cells in (y, z), all of x,
+    // in four colours by the parity of their block coordinates: a particle reaches faces at most
+    // one layer below its cell and two above (either kernel), so two blocks of one colour reach
+    // disjoint faces, each colour's blocks run in parallel without atomics, and every face sums
+    // its terms in one fixed order (colour by colour, each block in sorted order), whatever the
+    // thread count. The gather sums them in sorted order, so the two agree to rounding.
+    template <int W, bool Apic>
+    void p2g_scatter(const MacGrid& g) {
+        constexpr int kBlock = 4;  // cells; >= 4 keeps same-coloured blocks' faces apart (see above)
+        const Faces f0 = Faces::of(g, 0), f1 = Faces::of(g, 1), f2 = Faces::of(g, 2);
+        auto s0 = face_[0].view(), s1 = face_[1].view(), s2 = face_[2].view();  // sum w v
+        auto w0 = old_[0].view(), w1 = old_[1].view(), w2 = old_[2].view();     // sum w
+        for (int a = 0; a < 3; ++a) {
+            auto sum = face_[a].view();
+            auto wsum = old_[a].view();
+            exec_.parallel_for(sum.size, FS_LAMBDA(int f) {
+                sum[f] = 0.0;
+                wsum[f] = 0.0;
+            });
+        }
+        auto start = sort_.cell_start();  // of half cells
+        auto p = cell_pos_.cview();
+        auto v = vel_.cview();
+        // Empty unless APIC (read only then).
+        auto c0 = affine_[0].cview(), c1 = affine_[1].cview(), c2 = affine_[2].cview();
+        const double dx = g.dx;
+        const int hnx = 2 * g.nx, hny = 2 * g.ny, hnz = 2 * g.nz;
+        const int nby = (g.ny + kBlock - 1) / kBlock, nbz = (g.nz + kBlock - 1) / kBlock;
+        for (int colour = 0; colour < 4; ++colour) {
+            const int oy = colour & 1, oz = colour >> 1;
+            const int my = (nby - oy + 1) / 2, mz = (nbz - oz + 1) / 2;
+            if (my <= 0 || mz <= 0) continue;
+            exec_.parallel_tasks(my * mz, FS_LAMBDA(int item) {
+                const int hy0 = 2 * kBlock * (oy + 2 * (item % my)), hz0 = 2 * kBlock * (oz + 2 * (item / my));
+                const int hy1 = hy0 + 2 * kBlock < hny ? hy0 + 2 * kBlock : hny;
+                const int hz1 = hz0 + 2 * kBlock < hnz ? hz0 + 2 * kBlock : hnz;
+                for (int hz = hz0; hz < hz1; ++hz)
+                    for (int hy = hy0; hy < hy1; ++hy) {
+                        const int h0 = hnx * (hy + hny * hz);  // a row of half cells along x
+                        for (int q = start[h0]; q < start[h0 + hnx]; ++q) {
+                            const dvec3 u = p[q];
+                            const dvec3 vq = v[q];
+                            const ivec3 h(half_cell_1d(2.0 * u.x, hnx), hy, hz);
+                            const dvec3 zero(0.0);
+                            p2g_add<W, Apic>(f0, h, u, vq.x, Apic ? c0[q] : zero, dx, s0, w0);
+                            p2g_add<W, Apic>(f1, h, u, vq.y, Apic ? c1[q] : zero, dx, s1, w1);
+                            p2g_add<W, Apic>(f2, h, u, vq.z, Apic ? c2[q] : zero, dx, s2, w2);
+                        }
+                    }
+            });
+        }
+        for (int a = 0; a < 3; ++a) {
+            auto sum = face_[a].view();
+            auto wsum = old_[a].view();
+            auto valid = valid_[a].view();
+            exec_.parallel_for(sum.size, FS_LAMBDA(int f) {  // as p2g_axis ends
+                const double ws = wsum[f];
+                const double value = ws > 0.0 ? sum[f] / ws : 0.0;
+                sum[f] = value;
+                wsum[f] = value;
+                valid[f] = ws > 0.0 ? 1 : 0;
+            });
         }
     }
 
@@ -713,6 +793,7 @@ private:
     Buffer<double> shift_[3] = {Buffer<double>{kSpace}, Buffer<double>{kSpace}, Buffer<double>{kSpace}};
     bool shift_ready_ = false;
     int correction_iterations_ = 0;
+    bool scatter_ = kSpace == MemorySpace::Host;  // set_scatter
 };
 
 }  // namespace fs::flip
