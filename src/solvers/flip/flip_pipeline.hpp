@@ -589,29 +589,36 @@ public:
 
     // Shift: also move each particle by the volume correction's displacement (correct_volume),
     // from the same faces and weights as its velocity, and keep it in the domain.
+    // The interpolation is linear in the face values (one set of weights, one normalisation), so
+    // seed 001's blend flip (v + interp(u_new) - interp(u_old)) + (1 - flip) interp(u_new) is
+    // flip v + interp(u_new - flip u_old): old_ takes u_new - flip u_old first (it is not read
+    // after G2P, and P2G writes it anew), and each particle reads one field where it read two.
     template <int W, bool Shift>
     void g2p_pic_flip(const Config& c) {
         const MacGrid g = c.grid;
         const Config cfg = c;
         const double flip = c.flip_ratio;
+        for (int a = 0; a < 3; ++a) {
+            auto u = face_[a].cview();
+            auto blend = old_[a].view();
+            exec_.parallel_for(blend.size, FS_LAMBDA(int f) { blend[f] = u[f] - flip * blend[f]; });
+        }
         auto pos = pos_.view();
         auto vel = vel_.view();
-        auto u0 = face_[0].cview(), u1 = face_[1].cview(), u2 = face_[2].cview();
-        auto o0 = old_[0].cview(), o1 = old_[1].cview(), o2 = old_[2].cview();
+        auto b0 = old_[0].cview(), b1 = old_[1].cview(), b2 = old_[2].cview();
         auto m0 = valid_[0].cview(), m1 = valid_[1].cview(), m2 = valid_[2].cview();
-        // Without Shift the displacement views are never read (N = 2).
-        auto d0 = Shift ? shift_[0].cview() : o0, d1 = Shift ? shift_[1].cview() : o1, d2 = Shift ? shift_[2].cview() : o2;
+        // Without Shift the displacement views are never read (N = 1).
+        auto d0 = Shift ? shift_[0].cview() : b0, d1 = Shift ? shift_[1].cview() : b1, d2 = Shift ? shift_[2].cview() : b2;
         const Faces f0 = Faces::of(g, 0), f1 = Faces::of(g, 1), f2 = Faces::of(g, 2);
-        constexpr int N = Shift ? 3 : 2;
+        constexpr int N = Shift ? 2 : 1;
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             const dvec3 u = to_cells(g, pos[i]);
-            const FaceValues x = interpolate_faces<W, N>(f0, u0, o0, d0, m0, u);
-            const FaceValues y = interpolate_faces<W, N>(f1, u1, o1, d1, m1, u);
-            const FaceValues z = interpolate_faces<W, N>(f2, u2, o2, d2, m2, u);
-            const dvec3 pic(x.v[0], y.v[0], z.v[0]), old(x.v[1], y.v[1], z.v[1]);
-            dvec3 v = flip * (vel[i] + (pic - old)) + (1.0 - flip) * pic;
+            const FaceValues x = interpolate_faces<W, N>(f0, b0, d0, d0, m0, u);
+            const FaceValues y = interpolate_faces<W, N>(f1, b1, d1, d1, m1, u);
+            const FaceValues z = interpolate_faces<W, N>(f2, b2, d2, d2, m2, u);
+            dvec3 v = flip * vel[i] + dvec3(x.v[0], y.v[0], z.v[0]);
             if (Shift) {
-                dvec3 p = pos[i] + dvec3(x.v[2], y.v[2], z.v[2]);
+                dvec3 p = pos[i] + dvec3(x.v[1], y.v[1], z.v[1]);
                 keep_out_of_solids(cfg, p, v);
                 pos[i] = p;
             }
@@ -772,7 +779,8 @@ private:
     Buffer<dvec3> affine_alt_{kSpace};
     grid::CellSort<Exec> sort_;
     // Grid: cell types, pressure, divergence before and after the projection, the right-hand
-    // side; per velocity component the faces now, after P2G (for FLIP), and which carry a value.
+    // side; per velocity component the faces now, after P2G (for FLIP; G2P turns it into u - flip
+    // u_old), and which carry a value.
     Buffer<unsigned char> type_{kSpace};
     long long types_version_ = 0;  // counts the changes of type_ (the pressure solver's cells_version)
     Buffer<int> count_{kSpace};  // particles per cell, from occupancy
