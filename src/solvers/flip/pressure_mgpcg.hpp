@@ -139,7 +139,7 @@ public:
     // fine cells beyond the grid get weight 0 (and read a cell inside).
     void restrict_residual(Exec& exec, const MacGrid& fg, View<const double> r, const Level& C) {
         const MacGrid cg = C.g;
-        auto cells = C.fluid.cells;
+        auto cells = C.fluid.ordered;
         auto cb = C.b;
         exec.parallel_for(C.fluid.count, FS_LAMBDA(int n) {
             const int c = cells[n].cell;
@@ -174,7 +174,7 @@ public:
     // this is exactly the transpose of restrict_residual up to its scale.
     void prolong_add(Exec& exec, const MacGrid& cg, View<const double> cx, const Level& F) {
         const MacGrid fg = F.g;
-        auto cells = F.fluid.cells;
+        auto cells = F.fluid.ordered;
         auto fx = F.x;
         exec.parallel_for(F.fluid.count, FS_LAMBDA(int n) {
             const int f = cells[n].cell;
@@ -259,7 +259,7 @@ public:
 
     // sum x_c y_c over the fine fluid cells.
     double dot_fluid(Exec& exec, View<const double> x, View<const double> y) {
-        auto cells = levels_[0].fluid.cells;
+        auto cells = levels_[0].fluid.ordered;
         return exec.transform_reduce(
             levels_[0].fluid.count, 0.0,
             FS_LAMBDA(int n) {
@@ -302,7 +302,7 @@ public:
             }
             fill_zero(exec, r);
         }
-        auto cells = L0.fluid.cells;
+        auto cells = L0.fluid.ordered;
         const int count = L0.fluid.count;
 
         residual(exec, L0.fluid, b, p, r);  // r0 = b - A p0 (0 off the fluid)
