@@ -150,6 +150,17 @@ FS_HDI void p2g_add(const Faces& f, ivec3 h, dvec3 u, double va, dvec3 cq, doubl
     }
 }
 
+// The end of P2G at face f (both transfers): sum holds sum w v and wsum sum w; both become the
+// face's value sum w v / sum w (the grid now, and the grid after P2G that FLIP's G2P reads), 0
+// where no particle reached it, and valid says whether one did.
+FS_HDI void finish_p2g_face(View<double> sum, View<double> wsum, View<unsigned char> valid, int f) {
+    const double ws = wsum[f];
+    const double value = ws > 0.0 ? sum[f] / ws : 0.0;
+    sum[f] = value;
+    wsum[f] = value;
+    valid[f] = ws > 0.0 ? 1 : 0;
+}
+
 // A bulk cell: full of fluid, so its particle count measures the fluid's density. It is fluid,
 // none of its 6 neighbours is air (walls outside the grid and solids count as solid), and it and
 // its fluid neighbours hold on average at least half of n0 = particles_per_cell particles, which

@@ -348,13 +348,7 @@ public:
             auto sum = face_[a].view();
             auto wsum = old_[a].view();
             auto valid = valid_[a].view();
-            exec_.parallel_for(sum.size, FS_LAMBDA(int f) {  // as p2g_axis ends
-                const double ws = wsum[f];
-                const double value = ws > 0.0 ? sum[f] / ws : 0.0;
-                sum[f] = value;
-                wsum[f] = value;
-                valid[f] = ws > 0.0 ? 1 : 0;
-            });
+            exec_.parallel_for(sum.size, FS_LAMBDA(int f) { finish_p2g_face(sum, wsum, valid, f); });
         }
     }
 
@@ -427,13 +421,7 @@ public:
                         }
                     }
                 }
-            for (int i = i0; i < i1; ++i) {
-                const double ws = wsum[f0 + i];
-                const double value = ws > 0.0 ? sum[f0 + i] / ws : 0.0;
-                sum[f0 + i] = value;
-                wsum[f0 + i] = value;
-                valid[f0 + i] = ws > 0.0 ? 1 : 0;
-            }
+            for (int i = i0; i < i1; ++i) finish_p2g_face(sum, wsum, valid, f0 + i);
         });
     }
 
