@@ -12,6 +12,7 @@
 
 #include "core/backend.hpp"
 #include "core/exec_cpu.hpp"
+#include "solvers/common/cell_sort.hpp"
 #include "random_inputs.hpp"
 
 namespace {
@@ -295,3 +296,65 @@ TEST(CpuExecThreads, ACountSetBeforeAThreadStartsHoldsInThatThread) {
 }
 
 }  // namespace
+
+// CellSort's cell ranges against a count: cell c's slots are [start[c], start[c + 1]), whose
+// length is the number of particles in c, and order() is the stable sort of the particles by
+// cell. Occupancies from crowded cells to long empty runs (where the CPU's fill takes its loop
+// rather than its four-cell writes), all particles in the first or in the last cell, and the
+// blocks' edges (4 096 slots) falling inside runs of one cell; 1 and 2 threads, and a second
+// build after the particles were put in cell order and a few moved (the in-order sort).
+TEST(CellSort, CellRangesAreTheCountsAndTheOrderIsStable) {
+    CpuExec exec;
+    std::mt19937_64 rng(2026);
+    struct Case {
+        int n, cells;
+        int mode;  // 0: uniform at random, 1: all in cell 0, 2: all in the last cell, 3: clustered
+    };
+    const Case cases[] = {{0, 5, 0},         {1, 1, 0},          {1, 9, 2},          {20'000, 20'000, 0},
+                          {20'000, 200'000, 0}, {20'000, 500, 0}, {9'000, 40, 1},      {9'000, 40, 2},
+                          {30'000, 90'000, 3},  {8'193, 3, 0}};
+    for (const Case& t : cases) {
+        std::vector<int> cell(static_cast<std::size_t>(t.n));
+        for (int i = 0; i < t.n; ++i) {
+            int c = static_cast<int>(rng() % static_cast<unsigned>(t.cells));
+            if (t.mode == 1) c = 0;
+            if (t.mode == 2) c = t.cells - 1;
+            if (t.mode == 3) c = (static_cast<int>(rng() % 7) * 12'000 + static_cast<int>(rng() % 4'100)) % t.cells;
+            cell[static_cast<std::size_t>(i)] = c;
+        }
+        for (const int threads : {1, 2}) {
+            std::vector<int> now = cell;
+            fs::grid::CellSort<CpuExec> sort;
+            for (int build = 0; build < 2; ++build) {
+                if (build == 1) {  // as a solver does: the particles permuted into cell order, then
+                                   // one in fifty moves to the next cell
+                    std::vector<int> sorted(now.size());
+                    for (std::size_t s = 0; s < now.size(); ++s)
+                        sorted[s] = now[static_cast<std::size_t>(sort.order().data[s])];
+                    now = sorted;
+                    for (int i = 0; i < t.n; i += 50) now[static_cast<std::size_t>(i)] = (now[static_cast<std::size_t>(i)] + 1) % t.cells;
+                }
+                std::vector<int> order(now.size());
+                std::iota(order.begin(), order.end(), 0);
+                std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+                    return now[static_cast<std::size_t>(a)] < now[static_cast<std::size_t>(b)];
+                });
+                std::vector<int> expect(static_cast<std::size_t>(t.cells) + 1, 0);
+                for (const int c : now) ++expect[static_cast<std::size_t>(c) + 1];
+                std::partial_sum(expect.begin(), expect.end(), expect.begin());
+                const int* cells_of = now.data();
+                with_threads(threads, [&] {
+                    sort.build(exec, t.cells, t.n, [cells_of](int i) { return cells_of[i]; });
+                    return 0;
+                });
+                const View<const int> start = sort.cell_start();
+                ASSERT_EQ(start.size, t.cells + 1);
+                EXPECT_TRUE(std::equal(expect.begin(), expect.end(), start.data))
+                    << t.n << " particles in " << t.cells << " cells (mode " << t.mode << "), build " << build << ", "
+                    << threads << " thread(s)";
+                const View<const int> got = sort.order();
+                EXPECT_TRUE(std::equal(order.begin(), order.end(), got.data)) << t.n << " particles, build " << build;
+            }
+        }
+    }
+}

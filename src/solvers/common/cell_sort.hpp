@@ -9,6 +9,7 @@
 // those that moved (CpuExec::sort_by_key_near).
 #pragma once
 
+#include <algorithm>
 #include <utility>
 
 #include "core/buffer.hpp"
@@ -60,12 +61,48 @@ public:
         // before it up to its own, and the cells after the last particle's start at n. Every
         // cell is written once, by one slot: no atomic counts, no count buffer, no scan over the
         // cells (on the Euler gas at N = 1e6 this fill costs about what those three did).
-        auto start = cell_start_.view();
-        auto sorted = cell_of_.cview();
-        exec.parallel_for(n + 1, FS_LAMBDA(int s) {
-            const int from = s == 0 ? 0 : static_cast<int>(sorted[s - 1]) + 1;
-            const int to = s == n ? cells : static_cast<int>(sorted[s]);
-            for (int c = from; c <= to; ++c) start[c] = s;
+        if constexpr (kSpace == MemorySpace::Host) {
+            fill_starts_in_blocks(exec, cells, n);
+        } else {
+            auto start = cell_start_.view();
+            auto sorted = cell_of_.cview();
+            exec.parallel_for(n + 1, FS_LAMBDA(int s) {
+                const int from = s == 0 ? 0 : static_cast<int>(sorted[s - 1]) + 1;
+                const int to = s == n ? cells : static_cast<int>(sorted[s]);
+                for (int c = from; c <= to; ++c) start[c] = s;
+            });
+        }
+    }
+
+    // The same fill on the CPU, by blocks of slots in order. The number of cells a slot writes
+    // (none where it shares the cell before it, else one plus the empty cells before it) varies at
+    // random, and the loop's branches mispredicted (perf, the Euler gas at N = 1e6: 9.5% of a
+    // one-thread step). Here each slot first writes four cells at once, whatever its count: the
+    // cells past its own belong to slots after it in the same block, which write them again
+    // afterwards. Only the rare longer runs (four empty cells in a row) take the loop. A block
+    // writes no cell past its last slot's own, so blocks write disjoint cells, each cell once last
+    // by its own slot: the same starts as the loop above.
+    void fill_starts_in_blocks(Exec& exec, int cells, int n) {
+        int* const start = cell_start_.data();
+        const unsigned* const sorted = cell_of_.data();
+        constexpr int kSlots = 4096;
+        exec.parallel_tasks((n + 1 + kSlots - 1) / kSlots, [=](int b) {
+            const int first = b * kSlots, end = std::min(n + 1, first + kSlots);
+            // The last cell this block may write: its last slot's own.
+            const int bound = end == n + 1 ? cells : static_cast<int>(sorted[end - 1]);
+            for (int s = first; s < end; ++s) {
+                const int from = s == 0 ? 0 : static_cast<int>(sorted[s - 1]) + 1;
+                const int to = s == n ? cells : static_cast<int>(sorted[s]);
+                int c = from;
+                if (from + 3 <= bound) {
+                    start[from] = s;
+                    start[from + 1] = s;
+                    start[from + 2] = s;
+                    start[from + 3] = s;
+                    c = from + 4;
+                }
+                for (; c <= to; ++c) start[c] = s;
+            }
         });
     }
 
