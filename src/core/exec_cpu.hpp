@@ -197,15 +197,21 @@ public:
             const int s_end = std::min(stay, (c + 1) * kBlock);
             const int m_end = c == chunks - 1 ? move : moving_before(s_end);
             int out = s + m;
-            while (s < s_end || m < m_end) {
-                if (m < m_end && (s == s_end || before(move_k[m], move_v[m].position, stay_k[s], stay_at[s]))) {
-                    out_k[out] = move_k[m];
-                    out_v[out++] = move_v[m++].value;
-                } else {
-                    out_k[out] = stay_k[s];
-                    out_v[out++] = stay_v[s++];
-                }
+            // Without branches on which comes first: the moving elements fall among the staying
+            // ones at random, and that branch mispredicted (perf: half the merge's time, the merge
+            // 12% of the Euler gas's step on 2 threads).
+            while (s < s_end && m < m_end) {
+                const K mk = move_k[m], sk = stay_k[s];
+                const int mp = move_v[m].position, sp = stay_at[s];
+                const bool take = (mk < sk) | ((mk == sk) & (mp < sp));  // before(), as a value
+                const V mv = move_v[m].value, sv = stay_v[s];
+                out_k[out] = take ? mk : sk;
+                out_v[out++] = take ? mv : sv;
+                m += take;
+                s += !take;
             }
+            for (; m < m_end; ++m, ++out) out_k[out] = move_k[m], out_v[out] = move_v[m].value;
+            for (; s < s_end; ++s, ++out) out_k[out] = stay_k[s], out_v[out] = stay_v[s];
         }
         if (chunks == 0)  // everything moved (n <= 8)
             for (int m = 0; m < move; ++m) out_k[m] = move_k[m], out_v[m] = move_v[m].value;
