@@ -13,6 +13,7 @@
 #include "core/backend.hpp"
 #include "core/exec_cpu.hpp"
 #include "solvers/common/cell_sort.hpp"
+#include "solvers/flip/mac_grid.hpp"
 #include "random_inputs.hpp"
 
 namespace {
@@ -356,5 +357,41 @@ TEST(CellSort, CellRangesAreTheCountsAndTheOrderIsStable) {
                 EXPECT_TRUE(std::equal(order.begin(), order.end(), got.data)) << t.n << " particles, build " << build;
             }
         }
+    }
+}
+
+// Divider's multiply and shift against the integer division: every divisor to 3 000 and large
+// ones, at multiples of the divisor and one either side, at random, and at 2^31 - 1. CellCoords
+// against MacGrid::cell_coords on grids of every shape the multigrid makes.
+TEST(Divider, IsTheIntegerDivision) {
+    std::mt19937_64 rng(31);
+    std::vector<int> divisors;
+    for (int d = 1; d <= 3000; ++d) divisors.push_back(d);
+    for (const int d : {65'535, 65'536, 65'537, 1'000'003, 1 << 30, INT_MAX - 1, INT_MAX}) divisors.push_back(d);
+    for (int r = 0; r < 200; ++r) divisors.push_back(1 + static_cast<int>(rng() % static_cast<unsigned>(INT_MAX)));
+    long long wrong = 0;
+    for (const int d : divisors) {
+        const fs::Divider div(d);
+        auto check = [&](long long n) {
+            if (n < 0 || n > INT_MAX) return;
+            wrong += div(static_cast<int>(n)) != static_cast<int>(n) / d;
+        };
+        for (long long k : {0ll, 1ll, 2ll, 3ll, 7ll, 1000ll, static_cast<long long>(INT_MAX) / d - 1,
+                            static_cast<long long>(INT_MAX) / d, static_cast<long long>(INT_MAX) / d + 1})
+            for (long long e = -1; e <= 1; ++e) check(k * d + e);
+        for (int r = 0; r < 64; ++r) check(static_cast<long long>(rng() % (static_cast<unsigned long long>(INT_MAX) + 1)));
+        check(INT_MAX);
+    }
+    EXPECT_EQ(wrong, 0);
+    for (const glm::ivec3 n : {glm::ivec3(1, 1, 1), glm::ivec3(2, 3, 5), glm::ivec3(64, 64, 64), glm::ivec3(33, 17, 9),
+                               glm::ivec3(128, 1, 7), glm::ivec3(1, 96, 3)}) {
+        fs::flip::MacGrid g;
+        g.nx = n.x;
+        g.ny = n.y;
+        g.nz = n.z;
+        const fs::flip::CellCoords coords(g);
+        int differ = 0;
+        for (int c = 0; c < g.cells(); ++c) differ += coords(c) != g.cell_coords(c);
+        EXPECT_EQ(differ, 0) << n.x << "x" << n.y << "x" << n.z;
     }
 }

@@ -56,6 +56,19 @@ struct MacGrid {
     }
 };
 
+// MacGrid::cell_coords for loops over many cells (the multigrid's level transfers): the same
+// (i, j, k), with the two integer divisions made multiplies (Divider, made once per grid).
+struct CellCoords {
+    Divider by_nx, by_ny;
+    int nx = 1, ny = 1;
+    CellCoords() = default;
+    explicit CellCoords(const MacGrid& g) : by_nx(g.nx), by_ny(g.ny), nx(g.nx), ny(g.ny) {}
+    FS_HDI glm::ivec3 operator()(int c) const {
+        const int jk = by_nx(c), k = by_ny(jk);
+        return {c - jk * nx, jk - k * ny, k};
+    }
+};
+
 // The type of cell (i, j, k); solid outside the grid (the walls of the domain).
 FS_HDI unsigned char cell_type(const MacGrid& g, View<const unsigned char> type, int i, int j,
                                int k) {

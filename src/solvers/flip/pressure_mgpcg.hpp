@@ -139,11 +139,12 @@ public:
     // fine cells beyond the grid get weight 0 (and read a cell inside).
     void restrict_residual(Exec& exec, const MacGrid& fg, View<const double> r, const Level& C) {
         const MacGrid cg = C.g;
+        const CellCoords coords(cg);
         auto cells = C.fluid.ordered;
         auto cb = C.b;
         exec.parallel_for(C.fluid.count, FS_LAMBDA(int n) {
             const int c = cells[n].cell;
-            const glm::ivec3 q = cg.cell_coords(c);
+            const glm::ivec3 q = coords(c);
             int ix[4], iy[4], iz[4];
             double wx[4], wy[4], wz[4];
             for (int d = 0; d < 4; ++d) {
@@ -174,11 +175,12 @@ public:
     // this is exactly the transpose of restrict_residual up to its scale.
     void prolong_add(Exec& exec, const MacGrid& cg, View<const double> cx, const Level& F) {
         const MacGrid fg = F.g;
+        const CellCoords coords(fg);
         auto cells = F.fluid.ordered;
         auto fx = F.x;
         exec.parallel_for(F.fluid.count, FS_LAMBDA(int n) {
             const int f = cells[n].cell;
-            const glm::ivec3 q = fg.cell_coords(f);
+            const glm::ivec3 q = coords(f);
             const glm::ivec3 c0 = q / 2;
             const glm::ivec3 c1 = c0 + glm::ivec3((q.x & 1) ? 1 : -1, (q.y & 1) ? 1 : -1, (q.z & 1) ? 1 : -1);
             const bool inx = c1.x >= 0 && c1.x < cg.nx, iny = c1.y >= 0 && c1.y < cg.ny, inz = c1.z >= 0 && c1.z < cg.nz;
