@@ -118,12 +118,7 @@ struct FluidCells {
         mem_copy(ends, MemorySpace::Host, both.data, kSpace, sizeof(ends));
         red = ends[0];
         count = ends[1];
-        auto list = cells_buf.resized(static_cast<std::size_t>(count));
-        exec.parallel_for(2 * half, FS_LAMBDA(int m) {
-            const int c = red_black_cell(g, half, m);
-            if (c >= 0 && type[c] == kFluid) list[slot[m]] = classify_cell(g, type, c);
-        });
-        cells = cells_buf.cview();
+        // The cells in grid order, each classified once; the colours' list then copies them.
         const int n = g.cells();
         auto at = order_slot_buf.resized(static_cast<std::size_t>(n) + 1);
         exec.parallel_for(n + 1, FS_LAMBDA(int c) { at[c] = c < n && type[c] == kFluid ? 1 : 0; });
@@ -132,6 +127,12 @@ struct FluidCells {
         exec.parallel_for(n, FS_LAMBDA(int c) {
             if (type[c] == kFluid) in_order[at[c]] = classify_cell(g, type, c);
         });
+        auto list = cells_buf.resized(static_cast<std::size_t>(count));
+        exec.parallel_for(2 * half, FS_LAMBDA(int m) {
+            const int c = red_black_cell(g, half, m);
+            if (c >= 0 && type[c] == kFluid) list[slot[m]] = in_order[at[c]];
+        });
+        cells = cells_buf.cview();
         ordered = ordered_buf.cview();
         sy = g.nx;
         sz = g.nx * g.ny;
