@@ -141,6 +141,14 @@ void Panels::ui_menu() {
         if (ImGui::MenuItem("Compare", "C", compare_tab_)) actions_.apply(Action::Compare);
         ImGui::MenuItem("Velocity vectors", nullptr, &view_.show_vectors);
         ImGui::MenuItem("Domain box", nullptr, &view_.show_domain);
+        if (ImGui::BeginMenu("3D spheres")) {
+            // Sorted sprites: far fewer fragments shaded on a software rasteriser (llvmpipe), at
+            // the cost of flat depth where two spheres cross (render/particle_renderer.hpp).
+            if (ImGui::MenuItem("As the renderer suits", nullptr, view_.spheres == 0)) view_.spheres = 0;
+            if (ImGui::MenuItem("Exact depth", nullptr, view_.spheres == 1)) view_.spheres = 1;
+            if (ImGui::MenuItem("Sorted sprites (fast without a GPU)", nullptr, view_.spheres == 2)) view_.spheres = 2;
+            ImGui::EndMenu();
+        }
         if (ImGui::MenuItem("Frame all", "F")) actions_.apply(Action::FrameAll);
         ImGui::EndMenu();
     }

@@ -200,7 +200,7 @@ SceneView::PictureKey SceneView::picture_key(int w, int h, const glm::mat4& view
                     settings.auto_range ? 1.0f : 0.0f, settings.range[0], settings.range[1],
                     settings.show_vectors ? 1.0f : 0.0f, settings.vector_scale, settings.show_domain ? 1.0f : 0.0f,
                     settings.show_polygons ? 1.0f : 0.0f, static_cast<float>(settings.cells_mode), settings.slice_z,
-                    settings.size_scale, data_range_[0], data_range_[1]})
+                    settings.size_scale, static_cast<float>(settings.spheres), data_range_[0], data_range_[1]})
         k.at(n++) = v;
     for (int c = 0; c < 4; ++c)
         for (int r = 0; r < 4; ++r) k.at(n++) = view_proj[c][r];
@@ -214,6 +214,15 @@ void SceneView::draw(int w, int h, const SimStatus& status, const ViewSettings& 
         framed_scene_ = status.scene_path;
     }
     const bool is3d = dimension_ == 3;
+    // The spheres' drawing as chosen; sprites sort a host copy, which a switch uploads again.
+    const render::SphereDrawing spheres = settings.spheres == 1   ? render::SphereDrawing::Exact
+                                          : settings.spheres == 2 ? render::SphereDrawing::Sprites
+                                                                  : particles_.default_sphere_drawing();
+    if (spheres != particles_.sphere_drawing()) {
+        particles_.set_sphere_drawing(spheres);
+        if (frame_uploaded_ && !frame_.on_device)
+            particles_.upload(frame_.count, frame_.position.data(), frame_.scalar.empty() ? nullptr : frame_.scalar.data());
+    }
     const glm::mat4 view_proj = is3d ? cam3_.view_proj(w, h) : cam2_.view_proj(w, h);
     const glm::mat4 view = is3d ? cam3_.view() : glm::mat4(1.0f);
 

@@ -80,9 +80,9 @@ public:
 
 private:
     void add_cells(const ViewSettings& settings);
-    // Everything the picture depends on but the frame: 17 settings, then the camera's 16 entries
+    // Everything the picture depends on but the frame: 18 settings, then the camera's 16 entries
     // (picture_key asserts that it filled them all).
-    static constexpr int kPictureSettings = 17;
+    static constexpr int kPictureSettings = 18;
     using PictureKey = std::array<float, kPictureSettings + 16>;
     PictureKey picture_key(int w, int h, const glm::mat4& view_proj, const ViewSettings& settings,
                            int liquid_view) const;

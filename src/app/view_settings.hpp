@@ -19,6 +19,9 @@ struct ViewSettings {
     int cells_mode = 0;  // 0 off, 1 slice, 2 all
     float slice_z = 0.5f;
     float size_scale = 1.0f;
+    // How 3D spheres are drawn (render/particle_renderer.hpp): 0 as the renderer suits (sorted
+    // sprites on a software rasteriser, else exact), 1 exact depth, 2 sorted sprites.
+    int spheres = 0;
     // A liquid (flip, sph, ot) drawn as 0 particles, 1 its surface, 2 both (L cycles).
     int liquid_view = 0;
     int steps_per_push = 1;

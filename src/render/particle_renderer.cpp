@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "render/gl_buffer.hpp"
@@ -18,7 +19,19 @@ constexpr int k_initial_capacity = 1024;
 constexpr GLuint k_center_attribute = 0;
 constexpr GLuint k_scalar_attribute = 1;
 
+// Bins of the sprites' depth sort: enough that a bin is far thinner than a particle.
+int depth_bins(int n) {
+    return std::clamp(n / 8, 1, 4096);
+}
+
 }  // namespace
+
+bool is_software_renderer(const char* gl_renderer) {
+    if (!gl_renderer) return false;
+    for (const char* name : {"llvmpipe", "softpipe", "SwiftShader", "Software Rasterizer", "GDI Generic"})
+        if (std::strstr(gl_renderer, name)) return true;
+    return false;
+}
 
 ParticleRenderer::~ParticleRenderer() {
     release();
@@ -26,11 +39,16 @@ ParticleRenderer::~ParticleRenderer() {
 
 void ParticleRenderer::release() {
     if (vao_) glDeleteVertexArrays(1, &vao_);
+    if (point_vao_) glDeleteVertexArrays(1, &point_vao_);
     if (position_vbo_) glDeleteBuffers(1, &position_vbo_);
     if (scalar_vbo_) glDeleteBuffers(1, &scalar_vbo_);
     if (colormap_textures_[0]) glDeleteTextures(k_colormaps, colormap_textures_.data());
     shader_ = Shader();
-    vao_ = position_vbo_ = scalar_vbo_ = 0;
+    sprite_shader_ = Shader();
+    vao_ = point_vao_ = position_vbo_ = scalar_vbo_ = 0;
+    host_count_ = -1;
+    host_xyz_.clear();
+    host_scalar_.clear();
     colormap_textures_.fill(0);
     position_bytes_ = scalar_bytes_ = 0;
     capacity_ = count_ = 0;
@@ -40,8 +58,17 @@ void ParticleRenderer::release() {
 void ParticleRenderer::init() {
     release();
     shader_ = Shader("particles.vert", "particles.frag");
+    sprite_shader_ = Shader("particles.vert", "particles.frag", "#define FS_SPRITES");
+    default_drawing_ = is_software_renderer(reinterpret_cast<const char*>(glGetString(GL_RENDERER)))
+                           ? SphereDrawing::Sprites
+                           : SphereDrawing::Exact;
+    drawing_ = default_drawing_;
+    GLfloat point_range[2] = {1.0f, 1.0f};
+    glGetFloatv(GL_POINT_SIZE_RANGE, point_range);
+    max_point_px_ = std::max(point_range[1], 1.0f);
 
     glGenVertexArrays(1, &vao_);
+    glGenVertexArrays(1, &point_vao_);
     glGenBuffers(1, &position_vbo_);
     glGenBuffers(1, &scalar_vbo_);
     reserve(k_initial_capacity);
@@ -57,6 +84,14 @@ void ParticleRenderer::init() {
     glEnableVertexAttribArray(k_scalar_attribute);
     glVertexAttribPointer(k_scalar_attribute, 1, GL_FLOAT, GL_FALSE, sizeof(float), nullptr);
     glVertexAttribDivisor(k_scalar_attribute, 1);
+    // The sprites' points read the same buffers a vertex a particle.
+    glBindVertexArray(point_vao_);
+    glBindBuffer(GL_ARRAY_BUFFER, position_vbo_);
+    glEnableVertexAttribArray(k_center_attribute);
+    glVertexAttribPointer(k_center_attribute, 3, GL_FLOAT, GL_FALSE, 3 * sizeof(float), nullptr);
+    glBindBuffer(GL_ARRAY_BUFFER, scalar_vbo_);
+    glEnableVertexAttribArray(k_scalar_attribute);
+    glVertexAttribPointer(k_scalar_attribute, 1, GL_FLOAT, GL_FALSE, sizeof(float), nullptr);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 
@@ -101,11 +136,22 @@ void ParticleRenderer::upload(int n, const float* xyz, const float* scalar) {
         std::min(position_bytes_ / (3 * sizeof(float)), scalar_bytes_ / sizeof(float)));
     count_ = n;
     has_scalar_ = scalar != nullptr;
+    if (drawing_ == SphereDrawing::Sprites) {
+        host_xyz_.assign(xyz, xyz + 3 * static_cast<std::size_t>(n));
+        if (scalar)
+            host_scalar_.assign(scalar, scalar + n);
+        else
+            host_scalar_.clear();
+        host_count_ = n;
+    } else {
+        host_count_ = -1;
+    }
 }
 
 void ParticleRenderer::set_count(int n, bool has_scalar) {
     count_ = std::clamp(n, 0, capacity_);
     has_scalar_ = has_scalar;
+    host_count_ = -1;  // a writer on the device: nothing to sort here
 }
 
 void ParticleRenderer::draw(const glm::mat4& view_proj, const glm::mat4& view, bool is_3d,
@@ -127,21 +173,105 @@ void ParticleRenderer::draw(const glm::mat4& view_proj, const glm::mat4& view, b
         glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
     }
 
-    shader_.use();
-    shader_.set("u_colormap", 0);
-    shader_.set("u_boundary_only", boundary_only);
+    const bool sprites = is_3d && drawing_ == SphereDrawing::Sprites && host_count_ == count_;
+    Shader& program = sprites ? sprite_shader_ : shader_;
+    program.use();
+    program.set("u_colormap", 0);
+    program.set("u_boundary_only", boundary_only);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, colormap_texture(map));
-    draw_instances(shader_, view_proj, view, is_3d, radius_world, range_min, range_max,
-                   viewport_h);
+    if (sprites)
+        draw_sprites(view_proj, view, radius_world, range_min, range_max, viewport_h);
+    else
+        draw_instances(shader_, view_proj, view, is_3d, radius_world, range_min, range_max, viewport_h);
     glBindTexture(GL_TEXTURE_2D, 0);
     glUseProgram(0);
+}
+
+void ParticleRenderer::draw_sprites(const glm::mat4& view_proj, const glm::mat4& view, float radius_world,
+                                    float range_min, float range_max, int viewport_h) {
+    const int n = count_;
+    order_front_to_back(view, host_xyz_.data(), n, depth_bins(n), order_);
+    // The buffers in that order (they hold n already: upload() made them).
+    const bool scalars = has_scalar_ && host_scalar_.size() == static_cast<std::size_t>(n);
+    sorted_xyz_.resize(3 * static_cast<std::size_t>(n));
+    sorted_scalar_.resize(scalars ? static_cast<std::size_t>(n) : 0);
+    for (int k = 0; k < n; ++k) {
+        const std::size_t i = static_cast<std::size_t>(order_.order[static_cast<std::size_t>(k)]);
+        std::memcpy(&sorted_xyz_[3 * static_cast<std::size_t>(k)], &host_xyz_[3 * i], 3 * sizeof(float));
+        if (scalars) sorted_scalar_[static_cast<std::size_t>(k)] = host_scalar_[i];
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, position_vbo_);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(sorted_xyz_.size() * sizeof(float)), sorted_xyz_.data());
+    if (scalars) {
+        glBindBuffer(GL_ARRAY_BUFFER, scalar_vbo_);
+        glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(sorted_scalar_.size() * sizeof(float)),
+                        sorted_scalar_.data());
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+
+    // The nearest bins whose spheres might be drawn wider than the driver's largest point go as
+    // quads: the first bin whose near edge bounds every image in it under that size, and all
+    // beyond it, go as points (the bound falls with depth).
+    GLint vp[4] = {0, 0, 1, 1};
+    glGetIntegerv(GL_VIEWPORT, vp);
+    const glm::mat4 proj = view_proj * glm::inverse(view);
+    const float p00 = proj[0][0], p11 = proj[1][1];
+    int first_point_bin = 0;
+    while (first_point_bin < order_.bins() &&
+           !(sphere_image_bound_px(radius_world, order_.bin_near_edge(first_point_bin), 1.0f / p00, 1.0f / p11,
+                                   0.5f * static_cast<float>(vp[2]) * p00, 0.5f * static_cast<float>(vp[3]) * p11) +
+                 2.0f <=
+             max_point_px_))
+        ++first_point_bin;
+    const int quads = order_.bin_start[static_cast<std::size_t>(first_point_bin)];
+    last_quads_ = quads;
+
+    set_uniforms(sprite_shader_, view_proj, view, true, radius_world, range_min, range_max, viewport_h);
+    sprite_shader_.set("u_viewport", glm::vec4(static_cast<float>(vp[0]), static_cast<float>(vp[1]),
+                                               static_cast<float>(vp[2]), static_cast<float>(vp[3])));
+    if (quads > 0) {
+        sprite_shader_.set("u_points", false);
+        glBindVertexArray(vao_);
+        enable_scalars(range_min, range_max);
+        glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, quads);
+    }
+    if (quads < n) {
+        sprite_shader_.set("u_points", true);
+        glEnable(GL_PROGRAM_POINT_SIZE);
+        glBindVertexArray(point_vao_);
+        enable_scalars(range_min, range_max);
+        glDrawArrays(GL_POINTS, quads, n - quads);
+        glDisable(GL_PROGRAM_POINT_SIZE);
+    }
+    glBindVertexArray(0);
+}
+
+// On the bound vertex array: the scalars from their buffer, or (none uploaded) the generic value
+// that a disabled array reads, the middle of the range.
+void ParticleRenderer::enable_scalars(float range_min, float range_max) const {
+    if (has_scalar_) {
+        glEnableVertexAttribArray(k_scalar_attribute);
+    } else {
+        glDisableVertexAttribArray(k_scalar_attribute);
+        glVertexAttrib1f(k_scalar_attribute, 0.5f * (range_min + range_max));
+    }
 }
 
 void ParticleRenderer::draw_instances(Shader& program, const glm::mat4& view_proj, const glm::mat4& view,
                                       bool is_3d, float radius_world, float range_min, float range_max,
                                       int viewport_h) const {
     if (count_ <= 0) return;
+    set_uniforms(program, view_proj, view, is_3d, radius_world, range_min, range_max, viewport_h);
+    program.set("u_points", false);
+    glBindVertexArray(vao_);
+    enable_scalars(range_min, range_max);
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, count_);
+    glBindVertexArray(0);
+}
+
+void ParticleRenderer::set_uniforms(Shader& program, const glm::mat4& view_proj, const glm::mat4& view, bool is_3d,
+                                    float radius_world, float range_min, float range_max, int viewport_h) const {
     program.set("u_is_3d", is_3d);
     program.set("u_view_proj", view_proj);
     program.set("u_view", view);
@@ -157,17 +287,6 @@ void ParticleRenderer::draw_instances(Shader& program, const glm::mat4& view_pro
     program.set("u_pixel", pixel);
     program.set("u_range_min", range_min);
     program.set("u_range_max", range_max);
-
-    glBindVertexArray(vao_);
-    if (has_scalar_) {
-        glEnableVertexAttribArray(k_scalar_attribute);
-    } else {
-        // A disabled array reads the current generic value: the middle of the range.
-        glDisableVertexAttribArray(k_scalar_attribute);
-        glVertexAttrib1f(k_scalar_attribute, 0.5f * (range_min + range_max));
-    }
-    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, count_);
-    glBindVertexArray(0);
 }
 
 }  // namespace fs::render

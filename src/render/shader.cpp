@@ -39,8 +39,14 @@ std::string program_log(GLuint program) {
     return log;
 }
 
-GLuint compile(GLenum stage, const std::string& path) {
-    const std::string source = read_text(path);
+// The file's text with `defines` (lines of #define) after its first line, the #version that
+// GLSL wants before anything else.
+GLuint compile(GLenum stage, const std::string& path, std::string_view defines) {
+    std::string source = read_text(path);
+    if (!defines.empty()) {
+        const std::size_t eol = source.find('\n');
+        source.insert(eol == std::string::npos ? source.size() : eol + 1, std::string(defines) + "\n#line 2\n");
+    }
     const GLuint shader = glCreateShader(stage);
     const char* text = source.c_str();
     glShaderSource(shader, 1, &text, nullptr);
@@ -66,14 +72,14 @@ std::string shaders_dir() {
 #endif
 }
 
-Shader::Shader(std::string_view vertex_file, std::string_view fragment_file) {
+Shader::Shader(std::string_view vertex_file, std::string_view fragment_file, std::string_view defines) {
     const std::string dir = shaders_dir();
     vertex_file_ = dir + "/" + std::string(vertex_file);
     fragment_file_ = dir + "/" + std::string(fragment_file);
-    const GLuint vs = compile(GL_VERTEX_SHADER, vertex_file_);
+    const GLuint vs = compile(GL_VERTEX_SHADER, vertex_file_, defines);
     GLuint fs = 0;
     try {
-        fs = compile(GL_FRAGMENT_SHADER, fragment_file_);
+        fs = compile(GL_FRAGMENT_SHADER, fragment_file_, defines);
     } catch (...) {
         glDeleteShader(vs);
         throw;

@@ -23,8 +23,9 @@ class Shader {
     Shader() = default;
     // Reads shaders_dir()/vertex_file and shaders_dir()/fragment_file, compiles and links them.
     // Throws std::runtime_error naming the file (and the GL info log) on a missing file or a
-    // compile or link error.
-    Shader(std::string_view vertex_file, std::string_view fragment_file);
+    // compile or link error. `defines` (e.g. "#define FS_SPRITES") goes into both stages after
+    // their #version line: one file, two programs.
+    Shader(std::string_view vertex_file, std::string_view fragment_file, std::string_view defines = {});
     ~Shader();
     Shader(const Shader&) = delete;
     Shader& operator=(const Shader&) = delete;
