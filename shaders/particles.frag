@@ -96,9 +96,9 @@ void sphere() {
 
 #ifndef FS_SPRITES
     // Depth of the hit, as the fixed pipeline would have computed it for a real surface there:
-    // for a perspective P, ndc_z = (P[2][2] z + P[3][2]) / -z, and window depth = near +
-    // (far - near) (ndc_z + 1) / 2.
-    gl_FragDepth = 0.5 * (gl_DepthRange.diff * (u_proj[2][2] + u_proj[3][2] / -p.z) + gl_DepthRange.near +
+    // for a perspective P, ndc_z = (P[2][2] z + P[3][2]) / -z = -P[2][2] + P[3][2] / -z, and
+    // window depth = near + (far - near) (ndc_z + 1) / 2.
+    gl_FragDepth = 0.5 * (gl_DepthRange.diff * (-u_proj[2][2] + u_proj[3][2] / -p.z) + gl_DepthRange.near +
                           gl_DepthRange.far);
 #endif
 

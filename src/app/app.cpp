@@ -368,6 +368,7 @@ int App::run() {
         return kExitBadInput;
     }
     view_.record_realtime = !o_.fixed_steps;  // --step-per-frame: a video frame per step
+    view_.spheres = o_.spheres == "exact" ? 1 : o_.spheres == "sprites" ? 2 : 0;
     if (!o_.record_path.empty()) toggle_recording();
     if (o_.video) start_recording(fresh_paths("video", {".mp4", ".gif"}), true);
 
@@ -537,9 +538,12 @@ int App::run() {
             return t ? t : "?";
         };
         const char* driver = SDL_GetCurrentVideoDriver();
-        std::printf("drawn by: %s (OpenGL %s, SDL video driver %s), at most %s frames/s; OpenGL errors: %lld",
+        std::printf("drawn by: %s (OpenGL %s, SDL video driver %s), at most %s frames/s, 3D spheres %s; OpenGL "
+                    "errors: %lld",
                     gl_text(GL_RENDERER), gl_text(GL_VERSION), driver ? driver : "?",
-                    max_fps > 0 ? std::to_string(max_fps).c_str() : "any", gl_errors_);
+                    max_fps > 0 ? std::to_string(max_fps).c_str() : "any",
+                    scene_.sphere_drawing() == render::SphereDrawing::Sprites ? "as sorted sprites" : "with exact depth",
+                    gl_errors_);
         if (gl_errors_ > 0) std::printf(" (the first 0x%04x)", static_cast<unsigned>(first_gl_error_));
         std::printf("\n");
         if (!mouse_script_.empty())

@@ -60,6 +60,8 @@ public:
         long long interop = 0, host = 0;
         double longest_ms = 0.0;
     };
+    // How 3D spheres are drawn now (the View menu's choice, or the renderer's default).
+    render::SphereDrawing sphere_drawing() const { return particles_.sphere_drawing(); }
     const HandOver& hand_over() const { return hand_over_; }
 
     const FrameData& frame() const { return frame_; }

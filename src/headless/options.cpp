@@ -140,6 +140,11 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
                    "without it (no display, a driver forcing vsync off) it keeps the window from taking "
                    "the GPU from a CUDA simulation")
         ->check(CLI::Range(0, 1000));
+    app.add_option("--spheres", o.spheres,
+                   "Desktop window: how 3D particles' spheres are drawn: exact (each pixel's depth), sprites "
+                   "(sorted nearest first, the front point's depth: fast on a software rasteriser), auto "
+                   "(default: sprites on a software rasteriser, else exact); also in the View menu")
+        ->check(CLI::IsMember({"auto", "exact", "sprites"}));
     auto* record = app.add_option("--record", o.record_path,
                                   "Desktop window: record FILE.mp4 or FILE.gif from the start (until --frames, "
                                   "V, Esc or closing the window)");

@@ -35,6 +35,7 @@ struct Options {
     long long frames = 0;  // window: close after this many frames (0: when the user closes it)
     double seconds = 0.0;  // window: close after this many seconds of wall time (0: no limit)
     int max_fps = -1;      // window: frames per second at most (-1: the display's rate; 0: no cap)
+    std::string spheres = "auto";  // window: how 3D spheres are drawn: auto, exact, sprites
     std::string record_path;
     bool video = false;  // window: record an MP4 and a GIF of the run (the WCSPH assignment's flag)
     std::string keys;  // a key script for the window (tests, demos)
