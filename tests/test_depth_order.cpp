@@ -15,6 +15,7 @@
 namespace {
 
 using fs::render::FrontToBack;
+using fs::render::OcclusionCuller;
 using fs::render::order_front_to_back;
 using fs::render::sphere_image_bound_px;
 
@@ -123,6 +124,97 @@ TEST(DepthOrder, TheImageBoundCoversEverySphereInView) {
     // there the bound's slack is the frustum's edge (1 / cos^2 of the wider half-angle, 1.44 here).
     EXPECT_LT(loosest_on_axis, 2.0);
     EXPECT_TRUE(std::isinf(sphere_image_bound_px(0.1f, 0.1f, tx, ty, ppx, ppy))) << "a sphere reaching the eye";
+}
+
+// The picture the sprites make: at each pixel centre, the nearest front depth among the spheres
+// the pixel's ray meets (the shader's test, here in double), +inf for none. Spheres reaching the
+// near plane are not drawn (particles.vert).
+std::vector<double> sprite_picture(const std::vector<glm::vec3>& centres, const std::vector<bool>& drawn, float r,
+                                   const glm::mat4& view, const glm::mat4& proj, const int vp[4]) {
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<double> depth(static_cast<std::size_t>(vp[2]) * vp[3], inf);
+    const double near = proj[3][2] / (proj[2][2] - 1.0);
+    for (std::size_t k = 0; k < centres.size(); ++k) {
+        if (!drawn[k]) continue;
+        const glm::dvec3 c = glm::dvec3(view * glm::vec4(centres[k], 1.0f));
+        const double front = -c.z - r;
+        if (!(front > near)) continue;
+        // Only the pixels near the image: its bounds in slopes (the tangents from the eye, in
+        // double), two pixels wider each way.
+        auto bounds = [&](double a, double z, double& lo, double& hi) {
+            const double t = std::sqrt(std::max(a * a + z * z - double(r) * r, 0.0));
+            const double s1 = (a * t - z * r) / -(a * r + z * t), s2 = (a * t + z * r) / (a * r - z * t);
+            lo = std::min(s1, s2);
+            hi = std::max(s1, s2);
+        };
+        double xlo, xhi, ylo, yhi;
+        bounds(c.x, c.z, xlo, xhi);
+        bounds(c.y, c.z, ylo, yhi);
+        auto pixel = [](double slope, double p, int size) { return (p * slope + 1.0) * 0.5 * size; };
+        const int x0 = std::max(int(std::floor(pixel(xlo, proj[0][0], vp[2]))) - 2, 0);
+        const int x1 = std::min(int(std::ceil(pixel(xhi, proj[0][0], vp[2]))) + 2, vp[2] - 1);
+        const int y0 = std::max(int(std::floor(pixel(ylo, proj[1][1], vp[3]))) - 2, 0);
+        const int y1 = std::min(int(std::ceil(pixel(yhi, proj[1][1], vp[3]))) + 2, vp[3] - 1);
+        for (int y = y0; y <= y1; ++y)
+            for (int x = x0; x <= x1; ++x) {
+                const glm::dvec2 ndc((x + 0.5) / vp[2] * 2.0 - 1.0, (y + 0.5) / vp[3] * 2.0 - 1.0);
+                const glm::dvec3 d = glm::normalize(glm::dvec3(ndc.x / proj[0][0], ndc.y / proj[1][1], -1.0));
+                const glm::dvec3 q = c - glm::dot(d, c) * d;
+                if (glm::dot(q, q) > double(r) * r) continue;
+                double& at = depth[static_cast<std::size_t>(y) * vp[2] + x];
+                at = std::min(at, front);
+            }
+    }
+    return depth;
+}
+
+TEST(DepthOrder, TheCulledSpheresChangeNoPixel) {
+    // A dense block of spheres (a liquid's particles, a few pixels across), some strays, some
+    // off the view's edges and some reaching the eye, seen from three places: the spheres the
+    // culler drops change no pixel of the picture, and it drops most of the block.
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> jitter(-0.004f, 0.004f), unit(0.0f, 1.0f);
+    const float spacing = 0.0125f;
+    std::vector<glm::vec3> centres;
+    for (int i = 0; i < 24; ++i)
+        for (int j = 0; j < 20; ++j)
+            for (int k = 0; k < 16; ++k)
+                centres.emplace_back(i * spacing + jitter(rng), j * spacing + jitter(rng), k * spacing + jitter(rng));
+    for (int s = 0; s < 300; ++s) centres.emplace_back(1.2f * unit(rng) - 0.3f, 0.8f * unit(rng), 0.6f * unit(rng) - 0.1f);
+    const int n = static_cast<int>(centres.size());
+    std::vector<float> xyz;
+    for (const glm::vec3& c : centres) xyz.insert(xyz.end(), {c.x, c.y, c.z});
+    const int vp[4] = {0, 0, 192, 128};  // the culler takes the viewport's offset too
+    const glm::mat4 proj = glm::perspective(glm::radians(45.0f), 192.0f / 128.0f, 0.02f, 20.0f);
+    const glm::vec3 eyes[3] = {glm::vec3(0.45f, 0.5f, 0.75f), glm::vec3(-0.35f, 0.35f, -0.3f), glm::vec3(0.15f, 0.12f, 0.1f)};
+    for (const float r : {0.004f, 0.009f, 0.02f})  // images about 2, 5 and 11 pixels across
+    for (const glm::vec3& eye : eyes) {
+        const glm::mat4 view = glm::lookAt(eye, glm::vec3(0.15f, 0.12f, 0.1f) + 0.01f * eye, glm::vec3(0, 1, 0));
+        FrontToBack o;
+        order_front_to_back(view, xyz.data(), n, 512, o);
+        OcclusionCuller culler;
+        culler.begin(view, proj, vp);
+        std::vector<bool> kept(static_cast<std::size_t>(n), false);
+        int dropped = 0;
+        for (int i : o.order) {
+            kept[static_cast<std::size_t>(i)] = culler.offer(&xyz[3 * static_cast<std::size_t>(i)], r);
+            dropped += kept[static_cast<std::size_t>(i)] ? 0 : 1;
+        }
+        const std::vector<double> all = sprite_picture(centres, std::vector<bool>(static_cast<std::size_t>(n), true), r, view, proj, vp);
+        const std::vector<double> some = sprite_picture(centres, kept, r, view, proj, vp);
+        int changed = 0, covered = 0;
+        for (std::size_t p = 0; p < all.size(); ++p) {
+            changed += all[p] != some[p] ? 1 : 0;
+            covered += std::isfinite(all[p]) ? 1 : 0;
+        }
+        std::printf("r %.3f, eye (%.2f, %.2f, %.2f): %d of %d spheres dropped, %d pixels covered, %d changed\n", r,
+                    eye.x, eye.y, eye.z, dropped, n, covered, changed);
+        EXPECT_EQ(changed, 0) << "a dropped sphere showed";
+        EXPECT_GT(covered, 2000);
+        if (eye.z > 0.5f && r > 0.005f) {
+            EXPECT_GT(dropped, n / 2) << "the block's inside should be dropped";
+        }
+    }
 }
 
 }  // namespace

@@ -538,12 +538,15 @@ int App::run() {
             return t ? t : "?";
         };
         const char* driver = SDL_GetCurrentVideoDriver();
+        const bool sprites = scene_.sphere_drawing() == render::SphereDrawing::Sprites;
+        const std::string spheres =
+            sprites ? "as sorted sprites (the last picture: " + std::to_string(scene_.sprites_drawn()) + " of " +
+                          std::to_string(scene_.particle_count()) + " drawn, the rest hidden)"
+                    : std::string("with exact depth");
         std::printf("drawn by: %s (OpenGL %s, SDL video driver %s), at most %s frames/s, 3D spheres %s; OpenGL "
                     "errors: %lld",
                     gl_text(GL_RENDERER), gl_text(GL_VERSION), driver ? driver : "?",
-                    max_fps > 0 ? std::to_string(max_fps).c_str() : "any",
-                    scene_.sphere_drawing() == render::SphereDrawing::Sprites ? "as sorted sprites" : "with exact depth",
-                    gl_errors_);
+                    max_fps > 0 ? std::to_string(max_fps).c_str() : "any", spheres.c_str(), gl_errors_);
         if (gl_errors_ > 0) std::printf(" (the first 0x%04x)", static_cast<unsigned>(first_gl_error_));
         std::printf("\n");
         if (!mouse_script_.empty())

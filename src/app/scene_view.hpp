@@ -62,6 +62,9 @@ public:
     };
     // How 3D spheres are drawn now (the View menu's choice, or the renderer's default).
     render::SphereDrawing sphere_drawing() const { return particles_.sphere_drawing(); }
+    // Of the last picture drawn with sprites: the particles drawn, and all of them.
+    int sprites_drawn() const { return particles_.last_drawn_count(); }
+    int particle_count() const { return particles_.count(); }
     const HandOver& hand_over() const { return hand_over_; }
 
     const FrameData& frame() const { return frame_; }

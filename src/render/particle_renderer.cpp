@@ -181,7 +181,7 @@ void ParticleRenderer::draw(const glm::mat4& view_proj, const glm::mat4& view, b
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, colormap_texture(map));
     if (sprites)
-        draw_sprites(view_proj, view, radius_world, range_min, range_max, viewport_h);
+        draw_sprites(view_proj, view, radius_world, range_min, range_max, viewport_h, boundary_only);
     else
         draw_instances(shader_, view_proj, view, is_3d, radius_world, range_min, range_max, viewport_h);
     glBindTexture(GL_TEXTURE_2D, 0);
@@ -189,34 +189,17 @@ void ParticleRenderer::draw(const glm::mat4& view_proj, const glm::mat4& view, b
 }
 
 void ParticleRenderer::draw_sprites(const glm::mat4& view_proj, const glm::mat4& view, float radius_world,
-                                    float range_min, float range_max, int viewport_h) {
+                                    float range_min, float range_max, int viewport_h, bool boundary_only) {
     const int n = count_;
     order_front_to_back(view, host_xyz_.data(), n, depth_bins(n), order_);
-    // The buffers in that order (they hold n already: upload() made them).
-    const bool scalars = has_scalar_ && host_scalar_.size() == static_cast<std::size_t>(n);
-    sorted_xyz_.resize(3 * static_cast<std::size_t>(n));
-    sorted_scalar_.resize(scalars ? static_cast<std::size_t>(n) : 0);
-    for (int k = 0; k < n; ++k) {
-        const std::size_t i = static_cast<std::size_t>(order_.order[static_cast<std::size_t>(k)]);
-        std::memcpy(&sorted_xyz_[3 * static_cast<std::size_t>(k)], &host_xyz_[3 * i], 3 * sizeof(float));
-        if (scalars) sorted_scalar_[static_cast<std::size_t>(k)] = host_scalar_[i];
-    }
-    glBindBuffer(GL_ARRAY_BUFFER, position_vbo_);
-    glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(sorted_xyz_.size() * sizeof(float)), sorted_xyz_.data());
-    if (scalars) {
-        glBindBuffer(GL_ARRAY_BUFFER, scalar_vbo_);
-        glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(sorted_scalar_.size() * sizeof(float)),
-                        sorted_scalar_.data());
-    }
-    glBindBuffer(GL_ARRAY_BUFFER, 0);
-
-    // The nearest bins whose spheres might be drawn wider than the driver's largest point go as
-    // quads: the first bin whose near edge bounds every image in it under that size, and all
-    // beyond it, go as points (the bound falls with depth).
     GLint vp[4] = {0, 0, 1, 1};
     glGetIntegerv(GL_VIEWPORT, vp);
     const glm::mat4 proj = view_proj * glm::inverse(view);
     const float p00 = proj[0][0], p11 = proj[1][1];
+
+    // The nearest bins whose spheres might be drawn wider than the driver's largest point go as
+    // quads: the first bin whose near edge bounds every image in it under that size, and all
+    // beyond it, go as points (the bound falls with depth).
     int first_point_bin = 0;
     while (first_point_bin < order_.bins() &&
            !(sphere_image_bound_px(radius_world, order_.bin_near_edge(first_point_bin), 1.0f / p00, 1.0f / p11,
@@ -224,8 +207,35 @@ void ParticleRenderer::draw_sprites(const glm::mat4& view_proj, const glm::mat4&
                  2.0f <=
              max_point_px_))
         ++first_point_bin;
-    const int quads = order_.bin_start[static_cast<std::size_t>(first_point_bin)];
+    const int sorted_quads = order_.bin_start[static_cast<std::size_t>(first_point_bin)];
+
+    // The spheres that can show, in that order, into the buffers (they hold n already: upload()
+    // made them). Under a liquid's surface (boundary_only) the shader drops the coloured ones,
+    // which then hide nothing: no culling there.
+    const bool scalars = has_scalar_ && host_scalar_.size() == static_cast<std::size_t>(n);
+    sorted_xyz_.resize(3 * static_cast<std::size_t>(n));
+    sorted_scalar_.resize(scalars ? static_cast<std::size_t>(n) : 0);
+    culler_.begin(view, proj, vp);
+    int kept = 0, quads = 0;
+    for (int k = 0; k < n; ++k) {
+        const std::size_t i = static_cast<std::size_t>(order_.order[static_cast<std::size_t>(k)]);
+        if (!boundary_only && !culler_.offer(&host_xyz_[3 * i], radius_world)) continue;
+        std::memcpy(&sorted_xyz_[3 * static_cast<std::size_t>(kept)], &host_xyz_[3 * i], 3 * sizeof(float));
+        if (scalars) sorted_scalar_[static_cast<std::size_t>(kept)] = host_scalar_[i];
+        ++kept;
+        if (k < sorted_quads) quads = kept;
+    }
     last_quads_ = quads;
+    last_drawn_ = kept;
+    glBindBuffer(GL_ARRAY_BUFFER, position_vbo_);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(3 * static_cast<std::size_t>(kept) * sizeof(float)),
+                    sorted_xyz_.data());
+    if (scalars) {
+        glBindBuffer(GL_ARRAY_BUFFER, scalar_vbo_);
+        glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(static_cast<std::size_t>(kept) * sizeof(float)),
+                        sorted_scalar_.data());
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
 
     set_uniforms(sprite_shader_, view_proj, view, true, radius_world, range_min, range_max, viewport_h);
     sprite_shader_.set("u_viewport", glm::vec4(static_cast<float>(vp[0]), static_cast<float>(vp[1]),
@@ -236,12 +246,12 @@ void ParticleRenderer::draw_sprites(const glm::mat4& view_proj, const glm::mat4&
         enable_scalars(range_min, range_max);
         glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, quads);
     }
-    if (quads < n) {
+    if (quads < kept) {
         sprite_shader_.set("u_points", true);
         glEnable(GL_PROGRAM_POINT_SIZE);
         glBindVertexArray(point_vao_);
         enable_scalars(range_min, range_max);
-        glDrawArrays(GL_POINTS, quads, n - quads);
+        glDrawArrays(GL_POINTS, quads, kept - quads);
         glDisable(GL_PROGRAM_POINT_SIZE);
     }
     glBindVertexArray(0);

@@ -56,7 +56,9 @@ class ParticleRenderer {
     void set_sphere_drawing(SphereDrawing d) { drawing_ = d; }
     SphereDrawing sphere_drawing() const { return drawing_; }
     SphereDrawing default_sphere_drawing() const { return default_drawing_; }
-    // Of the last 3D draw with sprites: how many particles went as quads (the nearest).
+    // Of the last 3D draw with sprites: how many particles were drawn (the rest hidden), and how
+    // many of those as quads (the nearest).
+    int last_drawn_count() const { return last_drawn_; }
     int last_quad_count() const { return last_quads_; }
 
     // For writers that fill the buffers themselves (CUDA-GL interop): makes both buffers hold at
@@ -99,10 +101,10 @@ class ParticleRenderer {
     static constexpr int k_colormaps = colormap_count;  // one texture per Colormap value
     static constexpr int k_lut_size = 256;
 
-    // The sprites' draw, given the host copy of count_ particles: sorts it, uploads it in that
-    // order, draws the nearest as quads and the rest as points.
+    // The sprites' draw, given the host copy of count_ particles: sorts it, culls the hidden,
+    // uploads the rest in that order, draws the nearest as quads and the rest as points.
     void draw_sprites(const glm::mat4& view_proj, const glm::mat4& view, float radius_world, float range_min,
-                      float range_max, int viewport_h);
+                      float range_max, int viewport_h, bool boundary_only);
     void enable_scalars(float range_min, float range_max) const;
 
     Shader shader_;
@@ -115,7 +117,8 @@ class ParticleRenderer {
     std::vector<float> host_xyz_, host_scalar_, sorted_xyz_, sorted_scalar_;
     int host_count_ = -1;
     FrontToBack order_;
-    int last_quads_ = 0;
+    OcclusionCuller culler_;
+    int last_quads_ = 0, last_drawn_ = 0;
     unsigned position_vbo_ = 0;
     unsigned scalar_vbo_ = 0;
     std::array<unsigned, k_colormaps> colormap_textures_{};
