@@ -39,13 +39,18 @@ ParticleRenderer::~ParticleRenderer() {
 
 void ParticleRenderer::release() {
     if (vao_) glDeleteVertexArrays(1, &vao_);
+    if (sprite_quad_vao_) glDeleteVertexArrays(1, &sprite_quad_vao_);
     if (point_vao_) glDeleteVertexArrays(1, &point_vao_);
     if (position_vbo_) glDeleteBuffers(1, &position_vbo_);
     if (scalar_vbo_) glDeleteBuffers(1, &scalar_vbo_);
+    if (sprite_position_vbo_) glDeleteBuffers(1, &sprite_position_vbo_);
+    if (sprite_scalar_vbo_) glDeleteBuffers(1, &sprite_scalar_vbo_);
     if (colormap_textures_[0]) glDeleteTextures(k_colormaps, colormap_textures_.data());
     shader_ = Shader();
     sprite_shader_ = Shader();
-    vao_ = point_vao_ = position_vbo_ = scalar_vbo_ = 0;
+    vao_ = sprite_quad_vao_ = point_vao_ = position_vbo_ = scalar_vbo_ = 0;
+    sprite_position_vbo_ = sprite_scalar_vbo_ = 0;
+    sprite_position_bytes_ = sprite_scalar_bytes_ = 0;
     host_count_ = -1;
     host_xyz_.clear();
     host_scalar_.clear();
@@ -68,30 +73,32 @@ void ParticleRenderer::init() {
     max_point_px_ = std::max(point_range[1], 1.0f);
 
     glGenVertexArrays(1, &vao_);
+    glGenVertexArrays(1, &sprite_quad_vao_);
     glGenVertexArrays(1, &point_vao_);
     glGenBuffers(1, &position_vbo_);
     glGenBuffers(1, &scalar_vbo_);
+    glGenBuffers(1, &sprite_position_vbo_);
+    glGenBuffers(1, &sprite_scalar_vbo_);
     reserve(k_initial_capacity);
 
     // One instance per particle: both attributes advance once per quad, not per corner; the
-    // corners come from gl_VertexID, so the quad itself needs no buffer.
-    glBindVertexArray(vao_);
-    glBindBuffer(GL_ARRAY_BUFFER, position_vbo_);
-    glEnableVertexAttribArray(k_center_attribute);
-    glVertexAttribPointer(k_center_attribute, 3, GL_FLOAT, GL_FALSE, 3 * sizeof(float), nullptr);
-    glVertexAttribDivisor(k_center_attribute, 1);
-    glBindBuffer(GL_ARRAY_BUFFER, scalar_vbo_);
-    glEnableVertexAttribArray(k_scalar_attribute);
-    glVertexAttribPointer(k_scalar_attribute, 1, GL_FLOAT, GL_FALSE, sizeof(float), nullptr);
-    glVertexAttribDivisor(k_scalar_attribute, 1);
-    // The sprites' points read the same buffers a vertex a particle.
-    glBindVertexArray(point_vao_);
-    glBindBuffer(GL_ARRAY_BUFFER, position_vbo_);
-    glEnableVertexAttribArray(k_center_attribute);
-    glVertexAttribPointer(k_center_attribute, 3, GL_FLOAT, GL_FALSE, 3 * sizeof(float), nullptr);
-    glBindBuffer(GL_ARRAY_BUFFER, scalar_vbo_);
-    glEnableVertexAttribArray(k_scalar_attribute);
-    glVertexAttribPointer(k_scalar_attribute, 1, GL_FLOAT, GL_FALSE, sizeof(float), nullptr);
+    // corners come from gl_VertexID, so the quad itself needs no buffer. The sprites keep their
+    // sorted and culled copy in buffers of their own (the particles' stay whole for the liquid's
+    // surface), read as quads and as points (a vertex a particle).
+    auto attributes = [](unsigned vao, unsigned positions, unsigned scalars, GLuint divisor) {
+        glBindVertexArray(vao);
+        glBindBuffer(GL_ARRAY_BUFFER, positions);
+        glEnableVertexAttribArray(k_center_attribute);
+        glVertexAttribPointer(k_center_attribute, 3, GL_FLOAT, GL_FALSE, 3 * sizeof(float), nullptr);
+        glVertexAttribDivisor(k_center_attribute, divisor);
+        glBindBuffer(GL_ARRAY_BUFFER, scalars);
+        glEnableVertexAttribArray(k_scalar_attribute);
+        glVertexAttribPointer(k_scalar_attribute, 1, GL_FLOAT, GL_FALSE, sizeof(float), nullptr);
+        glVertexAttribDivisor(k_scalar_attribute, divisor);
+    };
+    attributes(vao_, position_vbo_, scalar_vbo_, 1);
+    attributes(sprite_quad_vao_, sprite_position_vbo_, sprite_scalar_vbo_, 1);
+    attributes(point_vao_, sprite_position_vbo_, sprite_scalar_vbo_, 0);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 
@@ -209,8 +216,7 @@ void ParticleRenderer::draw_sprites(const glm::mat4& view_proj, const glm::mat4&
         ++first_point_bin;
     const int sorted_quads = order_.bin_start[static_cast<std::size_t>(first_point_bin)];
 
-    // The spheres that can show, in that order, into the buffers (they hold n already: upload()
-    // made them). Under a liquid's surface (boundary_only) the shader drops the coloured ones,
+    // The spheres that can show, in that order, into the sprites' buffers. Under a liquid's surface (boundary_only) the shader drops the coloured ones,
     // which then hide nothing: no culling there.
     const bool scalars = has_scalar_ && host_scalar_.size() == static_cast<std::size_t>(n);
     sorted_xyz_.resize(3 * static_cast<std::size_t>(n));
@@ -227,22 +233,18 @@ void ParticleRenderer::draw_sprites(const glm::mat4& view_proj, const glm::mat4&
     }
     last_quads_ = quads;
     last_drawn_ = kept;
-    glBindBuffer(GL_ARRAY_BUFFER, position_vbo_);
-    glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(3 * static_cast<std::size_t>(kept) * sizeof(float)),
-                    sorted_xyz_.data());
-    if (scalars) {
-        glBindBuffer(GL_ARRAY_BUFFER, scalar_vbo_);
-        glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(static_cast<std::size_t>(kept) * sizeof(float)),
-                        sorted_scalar_.data());
-    }
-    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    detail::upload_growing(sprite_position_vbo_, sprite_position_bytes_, sorted_xyz_.data(),
+                           3 * static_cast<std::size_t>(kept) * sizeof(float));
+    if (scalars)
+        detail::upload_growing(sprite_scalar_vbo_, sprite_scalar_bytes_, sorted_scalar_.data(),
+                               static_cast<std::size_t>(kept) * sizeof(float));
 
     set_uniforms(sprite_shader_, view_proj, view, true, radius_world, range_min, range_max, viewport_h);
     sprite_shader_.set("u_viewport", glm::vec4(static_cast<float>(vp[0]), static_cast<float>(vp[1]),
                                                static_cast<float>(vp[2]), static_cast<float>(vp[3])));
     if (quads > 0) {
         sprite_shader_.set("u_points", false);
-        glBindVertexArray(vao_);
+        glBindVertexArray(sprite_quad_vao_);
         enable_scalars(range_min, range_max);
         glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, quads);
     }

@@ -110,7 +110,10 @@ class ParticleRenderer {
     Shader shader_;
     Shader sprite_shader_;  // particles.vert/.frag with FS_SPRITES
     unsigned vao_ = 0;
-    unsigned point_vao_ = 0;  // the same buffers, one vertex a particle (no divisor)
+    // The sprites' sorted, culled copy: its buffers, read as quads and as points (no divisor).
+    unsigned sprite_quad_vao_ = 0, point_vao_ = 0;
+    unsigned sprite_position_vbo_ = 0, sprite_scalar_vbo_ = 0;
+    std::size_t sprite_position_bytes_ = 0, sprite_scalar_bytes_ = 0;
     SphereDrawing drawing_ = SphereDrawing::Exact, default_drawing_ = SphereDrawing::Exact;
     float max_point_px_ = 1.0f;  // the driver's largest point size
     // The host copy for sprites (host_count_ < 0: none), the sorted copy, the order.
