@@ -14,6 +14,7 @@
 #include "core/buffer.hpp"
 #include "solvers/common/cell_sort.hpp"
 #include "solvers/flip/flip_engine.hpp"
+#include "solvers/flip/flip_simd.hpp"
 #include "solvers/flip/pressure.hpp"
 
 namespace fs::flip {
@@ -586,10 +587,21 @@ public:
         const MacGrid g = c.grid;
         const Config cfg = c;
         const double flip = c.flip_ratio;
+        // The eight-lane path (flip_simd.hpp) reads validity as doubles, written with the blend.
+        const bool lanes = use_lanes<W>();
         for (int a = 0; a < 3; ++a) {
             auto u = face_[a].cview();
             auto blend = old_[a].view();
-            exec_.parallel_for(blend.size, FS_LAMBDA(int f) { blend[f] = u[f] - flip * blend[f]; });
+            if (lanes) {
+                auto valid = valid_[a].cview();
+                auto vm = valid_weight_[a].resized(static_cast<std::size_t>(blend.size));
+                exec_.parallel_for(blend.size, FS_LAMBDA(int f) {
+                    blend[f] = u[f] - flip * blend[f];
+                    vm[f] = valid[f] ? 1.0 : 0.0;
+                });
+            } else {
+                exec_.parallel_for(blend.size, FS_LAMBDA(int f) { blend[f] = u[f] - flip * blend[f]; });
+            }
         }
         auto pos = pos_.view();
         auto vel = vel_.view();
@@ -599,7 +611,7 @@ public:
         auto d0 = Shift ? shift_[0].cview() : b0, d1 = Shift ? shift_[1].cview() : b1, d2 = Shift ? shift_[2].cview() : b2;
         const Faces f0 = Faces::of(g, 0), f1 = Faces::of(g, 1), f2 = Faces::of(g, 2);
         constexpr int N = Shift ? 2 : 1;
-        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+        auto body = FS_LAMBDA(int i) {
             const dvec3 u = to_cells(g, pos[i]);
             const FaceValues x = interpolate_faces<W, N>(f0, b0, d0, d0, m0, u);
             const FaceValues y = interpolate_faces<W, N>(f1, b1, d1, d1, m1, u);
@@ -611,8 +623,44 @@ public:
                 pos[i] = p;
             }
             vel[i] = v;
-        });
+        };
+#if defined(FS_FLIP_AVX512)
+        if constexpr (kSpace == MemorySpace::Host && W == kLinear) {
+            if (lanes) {
+                // Eight particles an item; the lanes whose stencils leave the grid take the body.
+                const int n = size();
+                const Faces faces[3] = {f0, f1, f2};
+                const double* bs[3] = {b0.data, b1.data, b2.data};
+                const double* ds[3] = {d0.data, d1.data, d2.data};
+                const double* vms[3] = {valid_weight_[0].cview().data, valid_weight_[1].cview().data,
+                                        valid_weight_[2].cview().data};
+                exec_.parallel_for((n + 7) / 8, [&](int item) {
+                    const int first = 8 * item;
+                    const unsigned done =
+                        simd::g2p8<Shift>(cfg, pos.data, vel.data, first, n, flip, faces, bs, ds, vms);
+                    for (int l = 0; l < 8 && first + l < n; ++l)
+                        if (!((done >> l) & 1u)) body(first + l);
+                });
+                return;
+            }
+        }
+#endif
+        exec_.parallel_for(size(), body);
     }
+
+    // Whether G2P runs eight particles at a time (flip_simd.hpp): the CPU, the linear kernel,
+    // a host with AVX-512F, and not turned off (tests compare the two; set_lanes).
+    template <int W>
+    bool use_lanes() const {
+#if defined(FS_FLIP_AVX512)
+        return kSpace == MemorySpace::Host && W == kLinear && lanes_ && simd::available();
+#else
+        return false;
+#endif
+    }
+
+    bool lanes() const { return lanes_; }
+    void set_lanes(bool on) { lanes_ = on; }
 
     void g2p_apic(const Config& c) {
         ensure_affine(true);
@@ -790,6 +838,9 @@ private:
     bool shift_ready_ = false;
     int correction_iterations_ = 0;
     bool scatter_ = kSpace == MemorySpace::Host;  // set_scatter
+    bool lanes_ = true;                           // set_lanes
+    // G2P's validity as 1.0 / 0.0 per face, for the eight-lane path's gathers.
+    Buffer<double> valid_weight_[3] = {Buffer<double>{kSpace}, Buffer<double>{kSpace}, Buffer<double>{kSpace}};
 };
 
 }  // namespace fs::flip
