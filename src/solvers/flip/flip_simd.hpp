@@ -89,6 +89,32 @@ FS_FLIP_TARGET void interpolate8(const Faces& f, const double* b, const double* 
     out_d = Shift ? _mm512_maskz_mul_pd(some, t1, inv) : zero;
 }
 
+// The lanes at positions q (x, y, z) where keep_out_of_solids has anything to do: outside the
+// domain less its margin (or not a number), inside the box obstacle, or inside the sphere, by
+// the same tests; it leaves every other particle as it is.
+FS_FLIP_TARGET __mmask8 outside_or_in_solids(const Config& c, const __m512d q[3]) {
+    const MacGrid& g = c.grid;
+    const double eps = 1e-6 * g.dx;
+    const dvec3 lo = g.origin + dvec3(eps), hi = g.origin + g.dx * dvec3(g.nx, g.ny, g.nz) - dvec3(eps);
+    __mmask8 in_domain = 0xFF, in_box = 0xFF;
+    for (int a = 0; a < 3; ++a) {
+        in_domain &= static_cast<__mmask8>(_mm512_cmp_pd_mask(q[a], _mm512_set1_pd(lo[a]), _CMP_GE_OQ) &
+                                           _mm512_cmp_pd_mask(q[a], _mm512_set1_pd(hi[a]), _CMP_LE_OQ));
+        in_box &= static_cast<__mmask8>(_mm512_cmp_pd_mask(q[a], _mm512_set1_pd(c.box_lo[a]), _CMP_GT_OQ) &
+                                        _mm512_cmp_pd_mask(q[a], _mm512_set1_pd(c.box_hi[a]), _CMP_LT_OQ));
+    }
+    __mmask8 in_sphere = 0;
+    if (c.sphere_radius > 0.0) {
+        __m512d d2 = _mm512_setzero_pd();
+        for (int a = 0; a < 3; ++a) {
+            const __m512d d = _mm512_sub_pd(q[a], _mm512_set1_pd(c.sphere_center[a]));
+            d2 = _mm512_add_pd(d2, _mm512_mul_pd(d, d));
+        }
+        in_sphere = _mm512_cmp_pd_mask(d2, _mm512_set1_pd(c.sphere_radius * c.sphere_radius), _CMP_LT_OQ);
+    }
+    return static_cast<__mmask8>(~in_domain | in_box | in_sphere);
+}
+
 // Particles first .. first + 7 (those below n): each lane's new velocity flip v + interp(b) and,
 // with Shift, its position moved by interp(d), for the lanes whose stencils lie in the grid;
 // `done` says which (the caller runs the scalar body for the rest). Positions and velocities are
@@ -122,17 +148,18 @@ FS_FLIP_TARGET unsigned g2p8(const Config& cfg, dvec3* pos, dvec3* vel, int firs
         const __m512d va = _mm512_mask_i32gather_pd(zero, inside, stride, v + a, 8);
         _mm512_store_pd(nv[a], _mm512_add_pd(_mm512_mul_pd(fl, va), ib[a]));
     }
+    __mmask8 solid = 0;  // the lanes keep_out_of_solids may change
     if (Shift) {
-        _mm512_store_pd(np[0], _mm512_add_pd(px, id[0]));
-        _mm512_store_pd(np[1], _mm512_add_pd(py, id[1]));
-        _mm512_store_pd(np[2], _mm512_add_pd(pz, id[2]));
+        const __m512d q[3] = {_mm512_add_pd(px, id[0]), _mm512_add_pd(py, id[1]), _mm512_add_pd(pz, id[2])};
+        for (int a = 0; a < 3; ++a) _mm512_store_pd(np[a], q[a]);
+        solid = outside_or_in_solids(cfg, q);
     }
     for (int l = 0; l < count; ++l) {
         if (!((inside >> l) & 1u)) continue;
         dvec3 nvl(nv[0][l], nv[1][l], nv[2][l]);
         if (Shift) {
             dvec3 npl(np[0][l], np[1][l], np[2][l]);
-            keep_out_of_solids(cfg, npl, nvl);
+            if ((solid >> l) & 1u) keep_out_of_solids(cfg, npl, nvl);
             pos[first + l] = npl;
         }
         vel[first + l] = nvl;
