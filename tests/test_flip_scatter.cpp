@@ -130,4 +130,18 @@ TEST(FlipTransfer, TheEightLaneG2PIsTheScalarToTheBit) {
     fs::set_cpu_threads(before);
 }
 
+TEST(FaceCoords, AreTheFacesCoordinatesWithoutDividing) {
+    // The face loops' coordinates by multiply and shift (FaceCoords) against Faces::coords, for
+    // every face of every component of grids with odd, even and unequal sides.
+    for (const glm::ivec3 n : {glm::ivec3(13, 18, 22), glm::ivec3(64, 64, 64), glm::ivec3(1, 7, 3), glm::ivec3(129, 5, 33)}) {
+        fs::flip::MacGrid g;
+        g.nx = n.x, g.ny = n.y, g.nz = n.z;
+        for (int a = 0; a < 3; ++a) {
+            const fs::flip::Faces faces = fs::flip::Faces::of(g, a);
+            const fs::flip::FaceCoords coords(faces);
+            for (int f = 0; f < faces.count(); ++f) ASSERT_EQ(coords(f), faces.coords(f)) << "face " << f << " axis " << a;
+        }
+    }
+}
+
 }  // namespace

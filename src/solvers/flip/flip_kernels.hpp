@@ -67,6 +67,19 @@ struct Faces {
     FS_HDI ivec3 lower_cell(ivec3 c) const { return c - ivec3(axis == 0, axis == 1, axis == 2); }
 };
 
+// Faces::coords without its divisions (each a multiply and a shift, Divider: core/hd.hpp), for
+// the loops over every face; made once per loop on the host.
+struct FaceCoords {
+    Divider by_fx, by_fy;
+    int fx = 1, fy = 1;
+    FaceCoords() = default;
+    explicit FaceCoords(const Faces& f) : by_fx(f.fx), by_fy(f.fy), fx(f.fx), fy(f.fy) {}
+    FS_HDI ivec3 operator()(int f) const {
+        const int jk = by_fx(f), k = by_fy(jk);
+        return {f - jk * fx, jk - k * fy, k};
+    }
+};
+
 // Particle position in cell units.
 FS_HDI dvec3 to_cells(const MacGrid& g, dvec3 x) { return (x - g.origin) / g.dx; }
 
@@ -328,9 +341,10 @@ struct FacePressure {
     int kind = kAirFace;
     double dp = 0.0;
 };
+// hi: the face's coordinates (faces.coords(f)).
 FS_HDI FacePressure face_pressure(const MacGrid& g, const Faces& faces, View<const unsigned char> type,
-                                  View<const double> p, int f) {
-    const ivec3 hi = faces.coords(f), lo = faces.lower_cell(hi);
+                                  View<const double> p, ivec3 hi) {
+    const ivec3 lo = faces.lower_cell(hi);
     const unsigned char tl = cell_type(g, type, lo.x, lo.y, lo.z);
     const unsigned char th = cell_type(g, type, hi.x, hi.y, hi.z);
     FacePressure r;
@@ -343,6 +357,10 @@ FS_HDI FacePressure face_pressure(const MacGrid& g, const Faces& faces, View<con
         r.dp = ph - pl;
     }
     return r;
+}
+FS_HDI FacePressure face_pressure(const MacGrid& g, const Faces& faces, View<const unsigned char> type,
+                                  View<const double> p, int f) {
+    return face_pressure(g, faces, type, p, faces.coords(f));
 }
 
 // The weighted average of a face field at a point u (cell units) over the faces within the

@@ -483,10 +483,11 @@ public:
         auto type = type_.cview();
         for (int a = 0; a < 3; ++a) {
             const Faces faces = Faces::of(g, a);
+            const FaceCoords coords(faces);
             auto u = face_[a].view();
             auto valid = valid_[a].view();
             exec_.parallel_for(faces.count(), FS_LAMBDA(int f) {
-                const ivec3 hi = faces.coords(f), lo = faces.lower_cell(hi);
+                const ivec3 hi = coords(f), lo = faces.lower_cell(hi);
                 if (cell_type(g, type, lo.x, lo.y, lo.z) == kSolid || cell_type(g, type, hi.x, hi.y, hi.z) == kSolid) {
                     u[f] = solid_face_velocity(cfg, faces, hi);
                     valid[f] = 1;
@@ -545,12 +546,14 @@ public:
         const double k = c.dt / (c.density * g.dx);
         for (int a = 0; a < 3; ++a) {
             const Faces faces = Faces::of(g, a);
+            const FaceCoords coords(faces);
             auto u = face_[a].view();
             auto valid = valid_[a].view();
             exec_.parallel_for(faces.count(), FS_LAMBDA(int f) {
-                const FacePressure fp = face_pressure(g, faces, type, p, f);
+                const ivec3 at = coords(f);
+                const FacePressure fp = face_pressure(g, faces, type, p, at);
                 if (fp.kind == kSolidFace) {
-                    u[f] = solid_face_velocity(cfg, faces, faces.coords(f));
+                    u[f] = solid_face_velocity(cfg, faces, at);
                 } else if (fp.kind == kFluidFace) {
                     u[f] -= k * fp.dp;
                     valid[f] = 1;
@@ -742,11 +745,12 @@ public:
         auto q = correction_q_.cview();
         for (int a = 0; a < 3; ++a) {
             const Faces faces = Faces::of(g, a);
+            const FaceCoords coords(faces);
             shift_[a].resize(faces.count());  // as correction_q_
             auto d = shift_[a].view();
             const double inv_dx = 1.0 / g.dx;
             exec_.parallel_for(faces.count(), FS_LAMBDA(int f) {
-                const FacePressure fq = face_pressure(g, faces, type, q, f);
+                const FacePressure fq = face_pressure(g, faces, type, q, coords(f));
                 d[f] = fq.kind == kFluidFace ? -fq.dp * inv_dx : 0.0;
             });
         }
