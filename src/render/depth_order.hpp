@@ -5,7 +5,8 @@
 // its depth test, and a liquid's particles hide one another many times over. Drawn nearest first
 // with the depth of the sphere's front point instead, each hidden fragment fails the depth test
 // before its shading (Mesa's llvmpipe tests early unless the shader writes depth). Measured on
-// the FLIP dam break under llvmpipe: 77 ms a frame unordered, 35 ms nearest first.
+// the FLIP dam break under llvmpipe, as points: 61 ms a frame unordered, 37 ms nearest first;
+// 25 ms with the hidden ones culled as well (OcclusionCuller, below).
 #pragma once
 
 #include <glm/glm.hpp>
