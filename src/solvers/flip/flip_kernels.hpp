@@ -67,17 +67,10 @@ struct Faces {
     FS_HDI ivec3 lower_cell(ivec3 c) const { return c - ivec3(axis == 0, axis == 1, axis == 2); }
 };
 
-// Faces::coords without its divisions (each a multiply and a shift, Divider: core/hd.hpp), for
-// the loops over every face; made once per loop on the host.
-struct FaceCoords {
-    Divider by_fx, by_fy;
-    int fx = 1, fy = 1;
-    FaceCoords() = default;
-    explicit FaceCoords(const Faces& f) : by_fx(f.fx), by_fy(f.fy), fx(f.fx), fy(f.fy) {}
-    FS_HDI ivec3 operator()(int f) const {
-        const int jk = by_fx(f), k = by_fy(jk);
-        return {f - jk * fx, jk - k * fy, k};
-    }
+// Faces::coords without its divisions: the cells' CellCoords (mac_grid.hpp) over a component's
+// fx by fy rows of faces; made once per loop on the host.
+struct FaceCoords : CellCoords {
+    explicit FaceCoords(const Faces& f) : CellCoords(f.fx, f.fy) {}
 };
 
 // Particle position in cell units.

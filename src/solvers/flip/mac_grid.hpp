@@ -62,7 +62,9 @@ struct CellCoords {
     Divider by_nx, by_ny;
     int nx = 1, ny = 1;
     CellCoords() = default;
-    explicit CellCoords(const MacGrid& g) : by_nx(g.nx), by_ny(g.ny), nx(g.nx), ny(g.ny) {}
+    explicit CellCoords(const MacGrid& g) : CellCoords(g.nx, g.ny) {}
+    // Any array laid out x fastest over nx by ny rows (FaceCoords: a component's faces).
+    CellCoords(int nx_, int ny_) : by_nx(nx_), by_ny(ny_), nx(nx_), ny(ny_) {}
     FS_HDI glm::ivec3 operator()(int c) const {
         const int jk = by_nx(c), k = by_ny(jk);
         return {c - jk * nx, jk - k * ny, k};
