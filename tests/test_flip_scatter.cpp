@@ -59,7 +59,14 @@ TEST(FlipTransfer, TheCpusScatterIsTheGatherToRounding) {
             for (Pipeline<fs::CpuExec>* p : {&scatter, &gather}) {
                 p->upload(hs);
                 p->run_stage(fs::flip::kP2G, c, fs::flip::PressureSettings{});
+                p->run_stage(fs::flip::kOccupancy, c, fs::flip::PressureSettings{});
             }
+            // Each cell's particles: counted by the scatter, from the half cells' starts after the
+            // gather, and one by one here.
+            std::vector<int> counted(static_cast<std::size_t>(g.cells()), 0);
+            for (const dvec3& x : hs.pos) ++counted[static_cast<std::size_t>(fs::flip::cell_index(g, x))];
+            ASSERT_EQ(scatter.cell_counts(), counted);
+            ASSERT_EQ(gather.cell_counts(), counted);
             for (int a = 0; a < 3; ++a) {
                 const std::vector<double> fs_ = scatter.faces(a), fg = gather.faces(a);
                 ASSERT_EQ(fs_.size(), fg.size());

@@ -101,6 +101,13 @@ FS_HDI int half_cell_index(const MacGrid& g, dvec3 u) {
     const int hz = half_cell_1d(2.0 * u.z, 2 * g.nz);
     return hx + 2 * g.nx * (hy + 2 * g.ny * hz);
 }
+// The row of half cells along x that holds u: hy + 2 ny hz. The CPU's scatter (p2g_scatter)
+// needs its particles by row only, and takes hx from each particle.
+FS_HDI int half_row_index(const MacGrid& g, dvec3 u) {
+    const int hy = half_cell_1d(2.0 * u.y, 2 * g.ny);
+    const int hz = half_cell_1d(2.0 * u.z, 2 * g.nz);
+    return hy + 2 * g.ny * hz;
+}
 // The particles of a cell, from the half cells' starts: 4 rows of 2 half cells.
 FS_HDI int particles_in_cell(const MacGrid& g, View<const int> half_start, int cell) {
     const ivec3 q = g.cell_coords(cell);
