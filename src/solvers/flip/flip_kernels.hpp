@@ -537,6 +537,16 @@ struct Sums {
     double max_speed2 = 0.0;
     long long nonfinite = 0;
 };
+// One particle's share of the Sums (kinetic energy per unit particle mass, scaled by the solver).
+FS_HDI Sums particle_sums(dvec3 x, dvec3 v) {
+    Sums s;
+    const double v2 = v.x * v.x + v.y * v.y + v.z * v.z;
+    s.kinetic_energy = 0.5 * v2;
+    s.momentum = v;
+    s.max_speed2 = v2;
+    s.nonfinite = std::isfinite(v2 + x.x + x.y + x.z) ? 0 : 1;
+    return s;
+}
 struct SumsOp {
     FS_HDI Sums operator()(const Sums& a, const Sums& b) const {
         Sums s;
