@@ -191,3 +191,34 @@ TEST(FlipSums, TheAdvectStagesSumsAreThoseOfTheParticlesAsTheyAre) {
         EXPECT_NEAR(p.sums().kinetic_energy, counted.kinetic_energy + 800.0, 1e-9 * counted.kinetic_energy + 1e-9);
     }
 }
+
+TEST(FaceLoops, TheRowsGiveEveryFaceOnceWithItsOwnCells) {
+    // The CPU's face loops go by rows (for_each_face): each face must come once, with its own
+    // coordinates and the two cells face_cells() gives it one face at a time (types kSolid
+    // outside the grid), on grids with odd, unequal sides and cells of every type.
+    for (const glm::ivec3 n : {glm::ivec3(13, 18, 22), glm::ivec3(1, 7, 3), glm::ivec3(64, 5, 33)}) {
+        fs::flip::MacGrid g;
+        g.nx = n.x, g.ny = n.y, g.nz = n.z;
+        std::vector<unsigned char> types(static_cast<std::size_t>(g.cells()));
+        std::mt19937 rng(5);
+        for (auto& t : types) t = static_cast<unsigned char>(rng() % 3);  // fluid, air, solid
+        const fs::View<const unsigned char> type{types.data(), static_cast<int>(types.size())};
+        fs::CpuExec exec;
+        for (int a = 0; a < 3; ++a) {
+            const fs::flip::Faces faces = fs::flip::Faces::of(g, a);
+            std::vector<int> seen(static_cast<std::size_t>(faces.count()), 0), wrong(static_cast<std::size_t>(faces.count()), 0);
+            fs::flip::for_each_face(exec, g, faces, type, [&](int f, glm::ivec3 at, const fs::flip::FaceCells& c) {
+                const fs::flip::FaceCells want = fs::flip::face_cells(g, faces, type, faces.coords(f));
+                ++seen[static_cast<std::size_t>(f)];
+                const bool fluid_lo = c.lo == fs::flip::kFluid, fluid_hi = c.hi == fs::flip::kFluid;
+                wrong[static_cast<std::size_t>(f)] =
+                    at != faces.coords(f) || c.lo != want.lo || c.hi != want.hi ||
+                    (fluid_hi && c.cell_hi != want.cell_hi) || (fluid_lo && c.cell_hi - c.stride != want.cell_hi - want.stride);
+            });
+            for (int f = 0; f < faces.count(); ++f) {
+                ASSERT_EQ(seen[static_cast<std::size_t>(f)], 1) << "axis " << a << " face " << f;
+                ASSERT_EQ(wrong[static_cast<std::size_t>(f)], 0) << "axis " << a << " face " << f;
+            }
+        }
+    }
+}

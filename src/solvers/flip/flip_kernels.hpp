@@ -341,22 +341,38 @@ struct FacePressure {
     int kind = kAirFace;
     double dp = 0.0;
 };
+// A face's two cells as the face loops see them: their types (kSolid outside the grid) and the
+// upper cell's index, the lower one's being cell_hi - stride (an index is read only where its
+// cell is fluid, so only inside the grid).
+struct FaceCells {
+    unsigned char lo = kSolid, hi = kSolid;
+    int cell_hi = 0, stride = 1;
+};
 // hi: the face's coordinates (faces.coords(f)).
-FS_HDI FacePressure face_pressure(const MacGrid& g, const Faces& faces, View<const unsigned char> type,
-                                  View<const double> p, ivec3 hi) {
+FS_HDI FaceCells face_cells(const MacGrid& g, const Faces& faces, View<const unsigned char> type, ivec3 hi) {
     const ivec3 lo = faces.lower_cell(hi);
-    const unsigned char tl = cell_type(g, type, lo.x, lo.y, lo.z);
-    const unsigned char th = cell_type(g, type, hi.x, hi.y, hi.z);
+    FaceCells c;
+    c.lo = cell_type(g, type, lo.x, lo.y, lo.z);
+    c.hi = cell_type(g, type, hi.x, hi.y, hi.z);
+    c.cell_hi = hi.x + g.nx * (hi.y + g.ny * hi.z);
+    c.stride = faces.axis == 0 ? 1 : faces.axis == 1 ? g.nx : g.nx * g.ny;
+    return c;
+}
+FS_HDI FacePressure face_pressure(const FaceCells& c, View<const double> p) {
     FacePressure r;
-    if (tl == kSolid || th == kSolid) {
+    if (c.lo == kSolid || c.hi == kSolid) {
         r.kind = kSolidFace;
-    } else if (tl == kFluid || th == kFluid) {
-        const double pl = tl == kFluid ? p[g.cell(lo.x, lo.y, lo.z)] : 0.0;
-        const double ph = th == kFluid ? p[g.cell(hi.x, hi.y, hi.z)] : 0.0;
+    } else if (c.lo == kFluid || c.hi == kFluid) {
+        const double pl = c.lo == kFluid ? p[c.cell_hi - c.stride] : 0.0;
+        const double ph = c.hi == kFluid ? p[c.cell_hi] : 0.0;
         r.kind = kFluidFace;
         r.dp = ph - pl;
     }
     return r;
+}
+FS_HDI FacePressure face_pressure(const MacGrid& g, const Faces& faces, View<const unsigned char> type,
+                                  View<const double> p, ivec3 hi) {
+    return face_pressure(face_cells(g, faces, type, hi), p);
 }
 FS_HDI FacePressure face_pressure(const MacGrid& g, const Faces& faces, View<const unsigned char> type,
                                   View<const double> p, int f) {
@@ -555,6 +571,16 @@ struct SumsOp {
         s.max_speed2 = a.max_speed2 > b.max_speed2 ? a.max_speed2 : b.max_speed2;
         s.nonfinite = a.nonfinite + b.nonfinite;
         return s;
+    }
+};
+// The step report's tally of the cells: fluid cells, and the bulk cells (is_bulk_cell) with
+// their particles. Counts as doubles: exact below 2^53.
+struct CellTally {
+    double fluid = 0.0, bulk_particles = 0.0, bulk_cells = 0.0;
+};
+struct CellTallyOp {
+    FS_HDI CellTally operator()(const CellTally& a, const CellTally& b) const {
+        return CellTally{a.fluid + b.fluid, a.bulk_particles + b.bulk_particles, a.bulk_cells + b.bulk_cells};
     }
 };
 using SumOp = fs::Plus;  // core/reduce_ops.hpp
