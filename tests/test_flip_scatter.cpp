@@ -19,6 +19,15 @@ using fs::flip::HostState;
 using fs::flip::Pipeline;
 using glm::dvec3;
 
+// A grid whose sides differ and are not multiples of the scatter's blocks of 4 cells.
+fs::flip::MacGrid odd_grid() {
+    fs::flip::MacGrid g;
+    g.nx = 13, g.ny = 18, g.nz = 22;
+    g.dx = 0.05;
+    g.origin = dvec3(-0.2, 0.1, 0.3);
+    return g;
+}
+
 HostState particles(const fs::flip::MacGrid& g, int n, unsigned seed) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> unit(0.0, 1.0), sym(-1.0, 1.0);
@@ -39,10 +48,7 @@ HostState particles(const fs::flip::MacGrid& g, int n, unsigned seed) {
 TEST(FlipTransfer, TheCpusScatterIsTheGatherToRounding) {
     const int before = fs::cpu_threads();
     fs::set_cpu_threads(2);  // two threads run each colour's blocks at once
-    fs::flip::MacGrid g;
-    g.nx = 13, g.ny = 18, g.nz = 22;  // 5 x 6 blocks of 4 cells in (y, z), the last ones partial
-    g.dx = 0.05;
-    g.origin = dvec3(-0.2, 0.1, 0.3);
+    const fs::flip::MacGrid g = odd_grid();  // 5 x 6 blocks of 4 cells in (y, z), the last ones partial
     const HostState h = particles(g, 8 * g.cells() / 3, 11);
     for (int weights : {fs::flip::kLinear, fs::flip::kQuadratic})
         for (int scheme : {fs::flip::kPicFlip, fs::flip::kApic}) {
@@ -94,10 +100,7 @@ TEST(FlipTransfer, TheEightLaneG2PIsTheScalarToTheBit) {
     probe.set_lanes(true);
     if (!probe.use_lanes<fs::flip::kLinear>()) GTEST_SKIP() << "this host has no AVX-512F: G2P runs the scalar body only";
     const int before = fs::cpu_threads();
-    fs::flip::MacGrid g;
-    g.nx = 13, g.ny = 18, g.nz = 22;
-    g.dx = 0.05;
-    g.origin = dvec3(-0.2, 0.1, 0.3);
+    const fs::flip::MacGrid g = odd_grid();
     HostState h = particles(g, 8 * g.cells() / 3, 17);
     for (auto& a : h.affine) a.clear();
     Config c;
@@ -157,10 +160,7 @@ TEST(FlipSums, TheAdvectStagesSumsAreThoseOfTheParticlesAsTheyAre) {
     // The step's sums (energy, momentum, top speed, non-finite count) are taken in the advect
     // stage as it moves the particles. They must be what a pass over the particles gives after
     // the stage, bit for bit, on both advection paths, and must not outlive a change of particles.
-    fs::flip::MacGrid g;
-    g.nx = 13, g.ny = 18, g.nz = 22;
-    g.dx = 0.05;
-    g.origin = dvec3(-0.2, 0.1, 0.3);
+    const fs::flip::MacGrid g = odd_grid();
     HostState h = particles(g, 8 * g.cells() / 3, 23);
     for (auto& a : h.affine) a.clear();
     for (int advection : {fs::flip::kForwardEuler, fs::flip::kRk3}) {
