@@ -11,14 +11,18 @@
 // --gtest_also_run_disabled_tests); the other tests hold the default to it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "io/scene.hpp"
 #include "solvers/solvers.hpp"
+#include "solvers/vortex/vortex_simd.hpp"
 #include "solvers/vortex/vortex_solver.hpp"
 #include "vortex_helpers.hpp"
 
@@ -169,3 +173,47 @@ TEST(VortexGridFidelity, TheGridCoversOnlyTheParticlesItServes) {
 }
 
 }  // namespace
+
+TEST(VortexGridLanes, TheEightLaneTracerInterpolationIsTheScalarToTheBit) {
+    // interpolate_vec8 (vortex_simd.hpp, AVX-512F hosts) against interpolate_vec: the same bits
+    // for points inside the grid, on its faces, beyond it on every side, without a number, and
+    // beyond int's range, in groups of 1 to 8.
+    if (!fs::vortex::simd::available()) GTEST_SKIP() << "this host has no AVX-512F: the tracers take the scalar body only";
+#if defined(FS_VORTEX_AVX512)
+    fs::vortex::VicGrid g;
+    g.origin = dvec3(-0.31, 0.07, 1.3);
+    g.h = 0.037;
+    g.nx = 13, g.ny = 8, g.nz = 21;
+    std::mt19937_64 rng(9);
+    std::uniform_real_distribution<double> unit(0.0, 1.0), sym(-1.0, 1.0);
+    std::vector<dvec3> field(static_cast<std::size_t>(g.nodes()));
+    for (auto& f : field) f = dvec3(sym(rng), sym(rng), sym(rng)) * 5.0;
+    const dvec3 span = g.h * dvec3(g.nx - 1, g.ny - 1, g.nz - 1);
+    std::vector<dvec3> pos;
+    for (int n = 0; n < 4000; ++n) {
+        dvec3 x = g.origin + dvec3(unit(rng), unit(rng), unit(rng)) * span * 1.2 - 0.1 * span;  // some outside
+        if (n % 11 == 0) x[n % 3] = g.origin[n % 3] + (n % 2 ? span[n % 3] : 0.0);              // on a face
+        if (n % 97 == 0) x[n % 3] = std::nan("");
+        if (n % 89 == 0) x[n % 3] = (n % 2 ? 1e300 : -1e300);
+        pos.push_back(x);
+    }
+    std::vector<dvec3> lanes(pos.size()), scalar(pos.size());
+    for (std::size_t i = 0; i < pos.size(); ++i) scalar[i] = fs::vortex::interpolate_vec(g, field.data(), pos[i]);
+    int first = 0, group = 1;
+    while (first < static_cast<int>(pos.size())) {
+        const int count = std::min(group, static_cast<int>(pos.size()) - first);
+        fs::vortex::simd::interpolate_vec8(g, field.data(), pos.data(), lanes.data(), first, count);
+        first += count;
+        group = group % 8 + 1;
+    }
+    int finite = 0;
+    for (std::size_t i = 0; i < pos.size(); ++i)
+        for (int a = 0; a < 3; ++a) {
+            const double s = scalar[i][a], l = lanes[i][a];
+            ASSERT_TRUE(std::memcmp(&s, &l, sizeof s) == 0 || (std::isnan(s) && std::isnan(l)))
+                << "point " << i << " component " << a << ": " << s << " against " << l;
+            finite += std::isfinite(s) ? 1 : 0;
+        }
+    EXPECT_GT(finite, 3 * 3800);
+#endif
+}
