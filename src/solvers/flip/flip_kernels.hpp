@@ -65,6 +65,8 @@ struct Faces {
     }
     // The two cells a face separates (the lower one may be outside the grid).
     FS_HDI ivec3 lower_cell(ivec3 c) const { return c - ivec3(axis == 0, axis == 1, axis == 2); }
+    // The same as an offset of g's cell indices: cell(lower_cell(c)) = cell(c) - cell_stride(g).
+    FS_HDI int cell_stride(const MacGrid& g) const { return axis == 0 ? 1 : axis == 1 ? g.nx : g.nx * g.ny; }
 };
 
 // Faces::coords without its divisions: the cells' CellCoords (mac_grid.hpp) over a component's
@@ -355,7 +357,7 @@ FS_HDI FaceCells face_cells(const MacGrid& g, const Faces& faces, View<const uns
     c.lo = cell_type(g, type, lo.x, lo.y, lo.z);
     c.hi = cell_type(g, type, hi.x, hi.y, hi.z);
     c.cell_hi = hi.x + g.nx * (hi.y + g.ny * hi.z);
-    c.stride = faces.axis == 0 ? 1 : faces.axis == 1 ? g.nx : g.nx * g.ny;
+    c.stride = faces.cell_stride(g);
     return c;
 }
 FS_HDI FacePressure face_pressure(const FaceCells& c, View<const double> p) {

@@ -31,7 +31,7 @@ void for_each_face(Exec& exec, const MacGrid& g, const Faces& faces, View<const 
         constexpr int kRows = 16;  // a task's rows: about a thousand faces at 64^3
         const int rows = faces.fy * faces.fz;
         const int a = faces.axis;
-        const int stride = a == 0 ? 1 : a == 1 ? g.nx : g.nx * g.ny;
+        const int stride = faces.cell_stride(g);
         const int first_lo = a == 0 ? 1 : 0;  // x faces: face i's lower cell is i - 1
         exec.parallel_tasks((rows + kRows - 1) / kRows, [&](int task) {
             const int end = std::min(rows, (task + 1) * kRows);
@@ -149,12 +149,12 @@ public:
         ++types_version_;
         auto p = pressure_.view();
         auto type = type_.view();
-        auto div_max = div_max_.resized(2);
         exec_.parallel_for(g.cells(), FS_LAMBDA(int c) {
             p[c] = 0.0;
             type[c] = kAir;
-            if (c < 2) div_max[c] = 0.0;
         });
+        auto div_max = div_max_.resized(2);
+        exec_.parallel_for(2, FS_LAMBDA(int s) { div_max[s] = 0.0; });
         for (int a = 0; a < 3; ++a) {
             auto f = face_[a].view();
             auto o = old_[a].view();
