@@ -311,7 +311,7 @@ public:
         const dvec3* u = uvec_.data();
 #if defined(FS_VORTEX_AVX512)
         if constexpr (kSpace == MemorySpace::Host) {
-            if (lanes_ && simd::available()) {
+            if (simd::available()) {
                 constexpr int kTask = 64;
                 const int n = tpos.size;
                 exec.parallel_tasks((n + kTask - 1) / kTask, [&](int t) {
@@ -325,8 +325,6 @@ public:
 #endif
         exec.parallel_for(tpos.size, FS_LAMBDA(int i) { tvel[i] = interpolate_vec(g, u, tpos[i]); });
     }
-    // Whether the host's eight-lane path may run (tests compare it with the scalar body).
-    void set_lanes(bool on) { lanes_ = on; }
 
 private:
     // omega (3 blocks), temperature, psi, u, grad u (9), lap omega (3), grad T + lap T (4).
@@ -339,7 +337,6 @@ private:
     bool built_ = false;
     bool has_heat_ = false;
     bool derivatives_at_nodes_ = false;  // grad u and lap omega in gradu_ and lapw_
-    bool lanes_ = true;                  // set_lanes
     grid::CellSort<Exec> sort_;
     std::unique_ptr<FreeSpacePoisson> poisson_;
 };
