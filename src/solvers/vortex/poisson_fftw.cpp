@@ -13,9 +13,10 @@
 //
 // Determinism: each 1D batch runs whole on one OpenMP thread (FFTW itself is single-threaded:
 // only libfftw3 is linked, never its threads library), plans are made with FFTW_ESTIMATE (the
-// algorithm from the sizes alone, without timing trial runs) and FFTW_UNALIGNED (the same code
-// for every batch, wherever it starts), and the other stages are elementwise. So the result is
-// the same bit for bit whatever the OpenMP thread count, from run to run.
+// algorithm from the sizes alone, without timing trial runs), every batch starts at the same
+// SIMD alignment as the array the plans were made on (so each runs the same code; see plan()),
+// and the other stages are elementwise. So the result is the same bit for bit whatever the
+// OpenMP thread count, from run to run.
 #include <fftw3.h>
 
 #include <cstring>
@@ -57,9 +58,20 @@ public:
         backward_ =
             fftw_plan_dft_c2r_3d(2 * g.nz, 2 * g.ny, 2 * g.nx, spectrum, data, FFTW_ESTIMATE);
         // The pruned passes' batches (in place, on the padded layout: x rows of row() reals or
-        // nx + 1 complex; complex (kx, ky, kz) at kx + (nx + 1) (ky + 2 ny kz)).
-        const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
+        // nx + 1 complex; complex (kx, ky, kz) at kx + (nx + 1) (ky + 2 ny kz)). They run on
+        // other slabs and planes of the array through the new-array interface, which needs each
+        // to have the planned array's SIMD alignment (FFTW manual, "New-array Execute
+        // Functions"). Slabs start 2 (nx + 1) 2 ny k doubles in and planes (nx + 1) j complex
+        // in, whole multiples of 16 bytes, so all share data's alignment (fftw_alignment_of
+        // compares addresses modulo 16); checked below. Planning them FFTW_UNALIGNED instead, as
+        // this file did until 2026-11-25, forbids FFTW its SIMD codelets: the transforms took
+        // twice as long.
+        const unsigned flags = FFTW_ESTIMATE;
         const int cx = g.nx + 1, nx2 = 2 * g.nx, ny2 = 2 * g.ny, nz2 = 2 * g.nz;
+        const int planned = fftw_alignment_of(data);
+        if (fftw_alignment_of(data + std::size_t(g.row()) * ny2) != planned ||
+            fftw_alignment_of(reinterpret_cast<double*>(spectrum + cx)) != planned)
+            throw std::logic_error("FFTW: the Poisson solve's slabs or planes are not aligned like its array");
         // ny rows of one z slab along x.
         x_forward_ = fftw_plan_many_dft_r2c(1, &nx2, g.ny, data, nullptr, 1, g.row(), spectrum, nullptr, 1, cx, flags);
         x_backward_ = fftw_plan_many_dft_c2r(1, &nx2, g.ny, spectrum, nullptr, 1, cx, data, nullptr, 1, g.row(), flags);
