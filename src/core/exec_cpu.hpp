@@ -53,6 +53,17 @@ public:
         for (int i = 0; i < n; ++i) f(i);
     }
 
+    // f(i) for i in [0, n) where each item costs far more than a loop's overhead (a few hundred
+    // nanoseconds: interpolating many fields): chunks of `chunk` items handed out as tasks, so
+    // that a thousand items, too few for parallel_for, still share the threads.
+    template <class F>
+    void parallel_chunks(int n, int chunk, const F& f) const {
+        parallel_tasks((n + chunk - 1) / chunk, [&](int t) {
+            const int end = n < (t + 1) * chunk ? n : (t + 1) * chunk;
+            for (int i = t * chunk; i < end; ++i) f(i);
+        });
+    }
+
     // op(...op(op(init, map(0)), map(1))..., map(n-1)) grouped in fixed blocks; op must be
     // associative (for floats: associative up to rounding, and the rounding is reproducible).
     template <class T, class Map, class Op>

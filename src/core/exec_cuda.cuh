@@ -87,6 +87,14 @@ public:
         parallel_for(n, f, file, line);
     }
 
+    // CpuExec's parallel_chunks (costly items in chunks, so that a few still share the CPU's
+    // threads): on the GPU, a thread an item.
+    template <class F>
+    void parallel_chunks(int n, int /*chunk*/, const F& f, const char* file = __builtin_FILE(),
+                         int line = __builtin_LINE()) const {
+        parallel_for(n, f, file, line);
+    }
+
     // op(init, op(map(0), ..., map(n-1))) in CUB's grouping; op must be associative and
     // commutative. The result is copied back to the host (this waits for the stream).
     template <class T, class Map, class Op>

@@ -124,7 +124,9 @@ public:
             auto part_k = part_k_.resized(static_cast<std::size_t>(count) * chunks);
             auto contact_of = contacts_.cview();
             auto contact_point = contact_points_.cview();
-            exec.parallel_for(count * chunks, FS_LAMBDA(int item) {
+            // (In chunks of items: each is 64 vortons' interactions, and a few hundred contacts
+            // give fewer items than CpuExec's parallel_for spreads over its threads.)
+            exec.parallel_chunks(count * chunks, 16, FS_LAMBDA(int item) {
                 const int i = contact_of[item / chunks];
                 const dvec3 point = contact_point[item / chunks];
                 const int j0 = (item % chunks) * chunk;
@@ -244,6 +246,7 @@ public:
             const BodyShape& b = bodies[body];
             double dist;
             dvec3 point, n;
+            if (!may_touch(b, tp[i], skin, tv[i], step)) return;
             if (!body_contact(b, tp[i], skin, dist, point, n, tv[i], step) || dist >= skin) return;
             if (dist < 0.0) tp[i] = point + skin * n;
             if (b.temperature > 0.0) tt[i] += (b.temperature - tt[i]) * (1.0 - heat_keep);

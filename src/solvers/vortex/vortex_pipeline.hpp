@@ -100,11 +100,11 @@ public:
 
     void run_stage(int stage, const Config& c) override {
         switch (stage) {
-            case kVelocity: velocity(c); break;
+            case kVelocity: velocity(c, true); break;
             case kBuoyancy: buoyancy(c); break;
             case kHalfStep: half_step(c); break;
             case kMidpointVelocity:
-                if (c.integrator == kMidpoint) velocity(c);
+                if (c.integrator == kMidpoint) velocity(c, false);
                 break;
             case kStretch: stretch(c); break;
             case kAdvect: advect(c); break;
@@ -116,12 +116,17 @@ public:
 
     // ---- velocity from vorticity -------------------------------------------------------------
 
-    void velocity(const Config& c) {
-        const bool need_grid = c.velocity_method == kGrid || (tracers() > 0 && c.tracer_method == kGrid) ||
-                               c.buoyancy || c.thermal_diffusivity > 0.0;
-        vic_.invalidate();
+    // `first`: the step's first evaluation, whose grid the buoyancy stage reads (the midpoint
+    // rule's second needs only the velocity and its derivatives).
+    void velocity(const Config& c, bool first) {
+        const bool heat = first && (c.buoyancy || c.thermal_diffusivity > 0.0);
+        const bool need_grid = c.velocity_method == kGrid || (tracers() > 0 && c.tracer_method == kGrid) || heat;
+        const bool build = need_grid && vortons() > 0;
+        // A second evaluation that needs no grid (velocities by the direct sum, the grid only
+        // for heat) keeps the first's.
+        if (build || first) vic_.invalidate();
         direct_ready_ = false;
-        if (need_grid && vortons() > 0) build_grid(c, true);
+        if (build) build_grid(c, true, heat);
         if (c.velocity_method == kGrid && vic_.built())
             vic_.interpolate_to_vortons(exec_, c, vpos_.cview(), omega_.cview(), vvel_.view(), stretch_.view(),
                                         diffuse_.view(), vpsi_.view());
@@ -188,9 +193,9 @@ public:
     }
 
     // The vortex-in-cell grid over the current particles; remesh spreads without solving.
-    void build_grid(const Config& c, bool solve) {
+    void build_grid(const Config& c, bool solve, bool heat = false) {
         vic_.build(exec_, c, vpos_.cview(), omega_.cview(), radius_.cview(), vtemp_.cview(), tpos_.cview(), solve,
-                   collisions_.host_bodies(), collisions_.bodies());
+                   collisions_.host_bodies(), collisions_.bodies(), heat);
     }
 
     // ---- buoyancy, stretching, advection -----------------------------------------------------
