@@ -58,7 +58,9 @@ public:
         const Box3Op box_op;
         const int vortons = vp.size, tracers = c.tracer_method == kGrid ? tp.size : 0;
         const Box3 empty{dvec3(1e300), dvec3(-1e300)};
-        Box3 box = exec.transform_reduce(vortons, empty, FS_LAMBDA(int i) { return Box3{vp[i], vp[i]}; }, box_op);
+        const Box3 vbox =
+            exec.transform_reduce(vortons, empty, FS_LAMBDA(int i) { return Box3{vp[i], vp[i]}; }, box_op);
+        Box3 box = vbox;
         if (tracers > 0)
             box = box_op(box, exec.transform_reduce(tracers, empty,
                                                     FS_LAMBDA(int i) { return Box3{tp[i], tp[i]}; }, box_op));
@@ -136,8 +138,25 @@ public:
             it.excess = vtemp[p] - t0;
             items[s] = it;
         });
+        // Only the nodes of the cells that hold vortons can gather any (locate is monotone, so the
+        // cells of the vortons' box's corners bound theirs); the others, most of a grid that also
+        // covers the tracers, take what an empty gather gives, zero vorticity and heat and the
+        // ambient temperature, without visiting 8 empty cells each.
+        int lo[3], hi[3];
+        {
+            dvec3 f;
+            g.locate(vbox.lo, lo[0], lo[1], lo[2], f);
+            g.locate(vbox.hi, hi[0], hi[1], hi[2], f);
+        }
+        const int ilo = lo[0], jlo = lo[1], klo = lo[2], ihi = hi[0] + 1, jhi = hi[1] + 1, khi = hi[2] + 1;
         exec.parallel_for(nodes, FS_LAMBDA(int nd) {
             const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
+            if (i < ilo || i > ihi || j < jlo || j > jhi || k < klo || k > khi) {
+                w[nd] = w[nodes + nd] = w[2 * nodes + nd] = 0.0;
+                tg[nd] = t0;
+                hg[nd] = 0.0;
+                return;
+            }
             dvec3 a(0.0);
             double tw = 0.0, vw = 0.0;
             for (int dc = 0; dc < 2; ++dc)
