@@ -106,6 +106,22 @@ TEST(CpuExec, ParallelForVisitsEveryIndexOnce) {
     exec.parallel_for(-5, [](int) { ADD_FAILURE() << "no iteration for n < 0"; });
 }
 
+TEST(CpuExec, ParallelChunksVisitsEveryIndexOnce) {
+    // Chunks that divide n, that do not, larger than n, and of one item, on 2 threads.
+    CpuExec exec;
+    const int before = fs::loop_threads();
+    fs::set_loop_threads(2);
+    for (int n : {0, 1, 7, 1000, 4099})
+        for (int chunk : {1, 3, 32, 5000}) {
+            std::vector<int> hits(static_cast<std::size_t>(n), 0);
+            const View<int> h = view_of(hits);
+            exec.parallel_chunks(n, chunk, [=](int i) { h[i] += i + 1; });
+            for (int i = 0; i < n; ++i)
+                ASSERT_EQ(hits[static_cast<std::size_t>(i)], i + 1) << "n=" << n << " chunk=" << chunk;
+        }
+    fs::set_loop_threads(before);
+}
+
 TEST(CpuExec, TransformReduceSum) {
     CpuExec exec;
     for (int n : kSizes) {

@@ -20,8 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "core/exec_cpu.hpp"
 #include "io/scene.hpp"
 #include "solvers/solvers.hpp"
+#include "solvers/vortex/vortex_in_cell.hpp"
 #include "solvers/vortex/vortex_simd.hpp"
 #include "solvers/vortex/vortex_solver.hpp"
 #include "vortex_helpers.hpp"
@@ -216,4 +218,69 @@ TEST(VortexGridLanes, TheEightLaneTracerInterpolationIsTheScalarToTheBit) {
         }
     EXPECT_GT(finite, 3 * 3800);
 #endif
+}
+
+// The spreading (VortexInCell::build) against a brute-force trilinear scatter of every vorton:
+// each node's vorticity, temperature and heat. Tracers far from the vortons widen the grid, so
+// most nodes lie outside the vortons' cells, which build fills without gathering; a vorton on
+// the grid's last cell face and two sharing one cell test the gather's edges.
+TEST(VortexGridSpreading, EveryNodeHoldsWhatAScatterOfTheVortonsGivesIt) {
+    vx::Config c;
+    c.velocity_method = vx::kGrid;
+    c.tracer_method = vx::kGrid;
+    c.core_radius = 0.05;
+    c.grid_spacing = 1.0;
+    c.grid_cells = 64;
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::vector<dvec3> vp, omega;
+    std::vector<double> radius, temp;
+    for (int n = 0; n < 300; ++n) {
+        vp.push_back(dvec3(0.3, -0.2, 0.1) + 0.4 * dvec3(unit(rng), unit(rng), unit(rng)));
+        omega.push_back(dvec3(unit(rng) - 0.5, unit(rng) - 0.5, unit(rng) - 0.5) * 20.0);
+        radius.push_back(0.04 + 0.02 * unit(rng));
+        temp.push_back(300.0 + 100.0 * unit(rng));
+    }
+    vp.push_back(vp[7]);  // two in one cell
+    omega.push_back(-omega[7]);
+    radius.push_back(0.05);
+    temp.push_back(250.0);
+    std::vector<dvec3> tp = {dvec3(-1.0, -1.0, -1.0), dvec3(1.2, 1.0, 0.9)};
+    auto view = [](auto& v) { return fs::View<const typename std::decay_t<decltype(v)>::value_type>{v.data(), int(v.size())}; };
+    fs::CpuExec exec;
+    vx::VortexInCell<fs::CpuExec> vic;
+    vic.build(exec, c, view(vp), view(omega), view(radius), view(temp), view(tp), false);
+    ASSERT_TRUE(vic.built());
+    const vx::VicGrid g = vic.grid();
+    const int nodes = g.nodes();
+    ASSERT_GT(nodes, 8 * 8 * 8 * 8);  // the tracers widened it well beyond the vortons
+    std::vector<double> w(3 * std::size_t(nodes), 0.0), tw(std::size_t(nodes), 0.0), vw(std::size_t(nodes), 0.0);
+    for (std::size_t p = 0; p < vp.size(); ++p) {
+        int i, j, k;
+        dvec3 f;
+        g.locate(vp[p], i, j, k, f);
+        const double vol = vx::vorton_volume(radius[p], c.core_overlap);
+        for (int dc = 0; dc < 2; ++dc)
+            for (int db = 0; db < 2; ++db)
+                for (int da = 0; da < 2; ++da) {
+                    const int nd = g.node(i + da, j + db, k + dc);
+                    const double wt = vx::cic_weight(f, da, db, dc) * vol;
+                    for (int m = 0; m < 3; ++m) w[m * std::size_t(nodes) + nd] += wt * omega[p][m];
+                    tw[std::size_t(nd)] += wt * (temp[p] - c.ambient_temperature);
+                    vw[std::size_t(nd)] += wt;
+                }
+    }
+    const double h3 = g.h * g.h * g.h;
+    const auto gw = vic.vorticity(), gt = vic.temperature(), gh = vic.heat();
+    int touched = 0;
+    for (int nd = 0; nd < nodes; ++nd) {
+        if (vw[std::size_t(nd)] > 0.0) ++touched;
+        for (int m = 0; m < 3; ++m)
+            ASSERT_NEAR(gw[m * nodes + nd], w[m * std::size_t(nodes) + nd] / h3, 1e-9 * 2000.0) << "node " << nd;
+        ASSERT_NEAR(gt[nd], c.ambient_temperature + tw[std::size_t(nd)] / std::max(vw[std::size_t(nd)], 0.1 * h3), 1e-9)
+            << "node " << nd;
+        ASSERT_NEAR(gh[nd], tw[std::size_t(nd)] / h3, 1e-9 * 1e5) << "node " << nd;
+    }
+    EXPECT_GT(touched, 100);
+    EXPECT_LT(touched, nodes / 8);
 }
