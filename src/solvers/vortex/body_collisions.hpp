@@ -57,11 +57,12 @@ public:
     void collide(Exec& exec, const Config& c, const CollidingVortons& v, View<dvec3> tpos, View<double> ttemp,
                  View<const dvec3> tvel) {
         exchanges_.assign(static_cast<std::size_t>(kMaxBodies), Exchange{});
-        for (int b = 0; b < c.body_count && b < static_cast<int>(bodies_host_.size()); ++b) {
-            if (bodies_host_[b].kind == kNoBody) continue;
-            exchanges_[b] = collide_vortons(exec, c, b, v);
-            collide_tracers(exec, c, b, tpos, ttemp, tvel);
-        }
+        const int count = std::min(c.body_count, static_cast<int>(bodies_host_.size()));
+        for (int b = 0; b < count; ++b)
+            if (bodies_host_[b].kind != kNoBody) exchanges_[b] = collide_vortons(exec, c, b, v);
+        // The tracers move independently of the vortons and of each other: one pass meets every
+        // body in turn, as a pass a body would, reading the tracers once instead of once a body.
+        collide_tracers(exec, c, count, tpos, ttemp, tvel);
     }
 
     Exchange collide_vortons(Exec& exec, const Config& c, int body, const CollidingVortons& v) {
@@ -237,19 +238,25 @@ public:
 
     // Tracers found inside a body move out to its surface (seed 002, RemoveEmbeddedParticles
     // moves rather than deletes, so the smoke keeps its amount); those touching it take its heat.
-    void collide_tracers(Exec& exec, const Config& c, int body, View<dvec3> tp, View<double> tt, View<const dvec3> tv) {
+    // Bodies [0, count) in order, each seeing where the one before left the tracer.
+    void collide_tracers(Exec& exec, const Config& c, int count, View<dvec3> tp, View<double> tt,
+                         View<const dvec3> tv) {
         auto bodies = bodies_.cview();
         const double heat_keep = std::exp(-c.heat_transfer_rate * c.dt);
         const double skin = 0.05 * c.core_radius;
         const double step = c.dt;
         exec.parallel_for(tp.size, FS_LAMBDA(int i) {
-            const BodyShape& b = bodies[body];
-            double dist;
-            dvec3 point, n;
-            if (!may_touch(b, tp[i], skin, tv[i], step)) return;
-            if (!body_contact(b, tp[i], skin, dist, point, n, tv[i], step) || dist >= skin) return;
-            if (dist < 0.0) tp[i] = point + skin * n;
-            if (b.temperature > 0.0) tt[i] += (b.temperature - tt[i]) * (1.0 - heat_keep);
+            dvec3 x = tp[i];
+            const dvec3 v = tv[i];
+            for (int body = 0; body < count; ++body) {
+                const BodyShape& b = bodies[body];
+                double dist;
+                dvec3 point, n;
+                if (!may_touch(b, x, skin, v, step)) continue;  // kNoBody included
+                if (!body_contact(b, x, skin, dist, point, n, v, step) || dist >= skin) continue;
+                if (dist < 0.0) tp[i] = x = point + skin * n;
+                if (b.temperature > 0.0) tt[i] += (b.temperature - tt[i]) * (1.0 - heat_keep);
+            }
         });
     }
 
