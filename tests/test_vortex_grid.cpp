@@ -55,6 +55,9 @@ struct Evaluation {
 // The velocity stage on `state` with vortons and tracers by `method` ("direct" or "grid"); a
 // spacing > 0 sets grid_spacing (and lifts grid_cells' bound so that the spacing is what it says).
 Evaluation evaluate(VortexSolver& s, const HostState& state, const std::string& method, double spacing = 0.0) {
+    // No remesh on the way to the velocity stage: at a finer spacing the airfoil's would need
+    // more vortons than the scene allows, and the state is replaced anyway.
+    set(s, "remesh_every", "0");
     set(s, "velocity_method", method);
     set(s, "tracer_velocity", method);
     if (spacing > 0.0) {

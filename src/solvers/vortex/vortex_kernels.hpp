@@ -228,16 +228,6 @@ FS_HDI dvec3 surface_velocity(const BodyShape& b, dvec3 at) {
     return b.velocity + glm::cross(b.angular_velocity, at - b.pose.position);
 }
 
-// Where a point stands against a body: signed distance from the surface (negative inside),
-// contact point and outward normal there (seed 002, "Collision Detection": the largest signed
-// plane distance for polytopes). Returns false when the broad phase (bounding sphere plus
-// `margin`) rules contact out.
-// Given the particle's velocity over the step just taken (and the step), a polytope is met by
-// the way the particle came, relative to the body: a particle whose move crossed a face, whether
-// it ended inside or went on out of the far side of a thin plate, is put against the face it
-// crossed (swept_entry; the distance then negative, behind that face); one that was inside
-// already goes back out the face it moves farther behind (seed 002, "Deepening Penetration",
-// collision_distance). Without a velocity it is the nearest face.
 // body_contact's broad phase alone: false where body_contact returns false before its narrow
 // phase (the same tests on the same values). Inlined into a loop over many particles, most of
 // them far from the body, it spares them the call (collide_tracers).
@@ -252,6 +242,16 @@ FS_HDI bool may_touch(const BodyShape& b, dvec3 x, double margin, dvec3 velocity
     return false;
 }
 
+// Where a point stands against a body: signed distance from the surface (negative inside),
+// contact point and outward normal there (seed 002, "Collision Detection": the largest signed
+// plane distance for polytopes). Returns false when the broad phase (bounding sphere plus
+// `margin`) rules contact out.
+// Given the particle's velocity over the step just taken (and the step), a polytope is met by
+// the way the particle came, relative to the body: a particle whose move crossed a face, whether
+// it ended inside or went on out of the far side of a thin plate, is put against the face it
+// crossed (swept_entry; the distance then negative, behind that face); one that was inside
+// already goes back out the face it moves farther behind (seed 002, "Deepening Penetration",
+// collision_distance). Without a velocity it is the nearest face.
 FS_HDI bool body_contact(const BodyShape& b, dvec3 x, double margin, double& dist, dvec3& point, dvec3& normal,
                          dvec3 velocity = dvec3(0.0), double dt = 0.0) {
     if (b.kind == kSphere) {

@@ -193,7 +193,7 @@ public:
     }
 
     // The vortex-in-cell grid over the current particles; remesh spreads without solving.
-    void build_grid(const Config& c, bool solve, bool heat = false) {
+    void build_grid(const Config& c, bool solve, bool heat) {
         vic_.build(exec_, c, vpos_.cview(), omega_.cview(), radius_.cview(), vtemp_.cview(), tpos_.cview(), solve,
                    collisions_.host_bodies(), collisions_.bodies(), heat);
     }
@@ -316,7 +316,7 @@ public:
         remesh_done_ = false;
         remesh_refused_ = 0;
         if (!c.remesh || vortons() == 0) return;
-        build_grid(c, false);
+        build_grid(c, false, false);
         if (!vic_.built()) return;
         const VicGrid g = vic_.grid();
         const int nodes = g.nodes();
