@@ -336,7 +336,7 @@ public:
     }
 
     // The tracers' velocity, interpolated from the grid: eight at a time on hosts with AVX-512F
-    // (vortex_simd.hpp, the same bits), in tasks of 64 tracers so that a few thousand still
+    // (vortex_simd.hpp, the same bits), in chunks of 64 tracers so that a few thousand still
     // share the threads.
     void interpolate_to_tracers(Exec& exec, View<const dvec3> tpos, View<dvec3> tvel) {
         const VicGrid g = grid_;
@@ -344,12 +344,9 @@ public:
 #if defined(FS_VORTEX_AVX512)
         if constexpr (kSpace == MemorySpace::Host) {
             if (simd::available()) {
-                constexpr int kTask = 64;
                 const int n = tpos.size;
-                exec.parallel_tasks((n + kTask - 1) / kTask, [&](int t) {
-                    const int end = std::min(n, (t + 1) * kTask);
-                    for (int first = t * kTask; first < end; first += 8)
-                        simd::interpolate_vec8(g, u, tpos.data, tvel.data, first, std::min(8, end - first));
+                exec.parallel_chunks((n + 7) / 8, 8, [&](int q) {
+                    simd::interpolate_vec8(g, u, tpos.data, tvel.data, 8 * q, std::min(8, n - 8 * q));
                 });
                 return;
             }

@@ -228,12 +228,15 @@ FS_HDI dvec3 surface_velocity(const BodyShape& b, dvec3 at) {
     return b.velocity + glm::cross(b.angular_velocity, at - b.pose.position);
 }
 
-// body_contact's broad phase alone: false where body_contact returns false before its narrow
-// phase (the same tests on the same values). Inlined into a loop over many particles, most of
-// them far from the body, it spares them the call (collide_tracers).
+// body_contact's broad phase, which it runs first: false rules contact out. Inlined into a loop
+// over many particles, most of them far from the body, it spares them the call (collide_tracers).
 FS_HDI bool may_touch(const BodyShape& b, dvec3 x, double margin, dvec3 velocity = dvec3(0.0), double dt = 0.0) {
     if (b.kind == kSphere) return !(glm::length(x - b.pose.position) > b.radius + margin);
     if (b.kind == kPolytope) {
+        // The bounding sphere, widened by the particle's move relative to the surface for the
+        // swept test only: beyond the sphere the largest plane distance is no distance at all
+        // (past a sharp trailing edge it is small far from the body), so only a crossing counts
+        // there (body_contact).
         if (in_bounding_sphere(b.poly, b.pose, x, margin)) return true;
         if (!(dt > 0.0)) return false;
         const dvec3 moved = dt * (velocity - surface_velocity(b, x));
@@ -254,20 +257,17 @@ FS_HDI bool may_touch(const BodyShape& b, dvec3 x, double margin, dvec3 velocity
 // collision_distance). Without a velocity it is the nearest face.
 FS_HDI bool body_contact(const BodyShape& b, dvec3 x, double margin, double& dist, dvec3& point, dvec3& normal,
                          dvec3 velocity = dvec3(0.0), double dt = 0.0) {
+    if (!may_touch(b, x, margin, velocity, dt)) return false;  // the broad phase
     if (b.kind == kSphere) {
-        if (glm::length(x - b.pose.position) > b.radius + margin) return false;
         dist = sphere_contact(b.pose.position, b.radius, x, point, normal);
         return true;
     }
     if (b.kind == kPolytope) {
-        // The particle's move this step relative to the body's surface (in world space).
-        // The broad phase, widened by the move for the swept test only: beyond the bounding
-        // sphere the largest plane distance is no distance at all (past a sharp trailing edge it
-        // is small far from the body), so only a crossing counts there.
+        // The particle's move this step relative to the body's surface (in world space), and
+        // whether it is within the bounding sphere without the move (may_touch's widening).
         const dvec3 moved = dt * (velocity - surface_velocity(b, x));
         const double move = dt > 0.0 ? glm::length(moved) : 0.0;
         const bool near = in_bounding_sphere(b.poly, b.pose, x, margin);
-        if (!near && !(dt > 0.0 && in_bounding_sphere(b.poly, b.pose, x, margin + move))) return false;
         const dvec3 q1 = to_body(b.pose, x);
         int plane = 0;
         dist = largest_plane_distance(b.poly, q1, -DBL_MAX, plane);  // contact_distance's
