@@ -202,6 +202,7 @@ struct VortonSums {
     double a[3] = {0, 0, 0};    // sum K' alpha  (the stretching's K (alpha x w) is a x w)
     double s[3] = {0, 0, 0};    // sum (r . w) / q^(5/2) (alpha x r)
     double d[3] = {0, 0, 0};    // sum V_j (omega_j - omega_i) exp(-r^2/eps^2) / eps^5
+    double c[3] = {0, 0, 0};    // sum (s_j^2 alpha + (alpha . r) r) / q^(5/2)  (the field's curl, kCurl)
 };
 
 // Can the tile hold a source within the diffusion kernel's reach (r^2 <= 16 eps^2, eps = (si +
@@ -216,8 +217,8 @@ FS_HDI bool tile_within_pse_reach(const float* tile, float x, float y, float z, 
 }
 
 // All sources at the vorton (x, w, si) (x relative to the sources' origin, in float); the PSE
-// terms when `pse`.
-template <class L>
+// terms when `pse`; the field's curl when kCurl.
+template <class L, bool kCurl = false>
 FS_HDI void vorton_sums(const Sources& s, float xf, float yf, float zf, float wxf, float wyf, float wzf, float sif,
                         bool pse, VortonSums& out) {
     using F = typename L::F;
@@ -229,6 +230,7 @@ FS_HDI void vorton_sums(const Sources& s, float xf, float yf, float zf, float wx
     for (int t = 0; t < s.tiles; ++t) {
         F ux = zero, uy = zero, uz = zero, px = zero, py = zero, pz = zero;
         F ax = zero, ay = zero, az = zero, tx = zero, ty = zero, tz = zero;
+        F qx = zero, qy = zero, qz = zero;
         const int end = (t + 1) * kTile;
         for (int j = t * kTile; j < end; j += L::W) {
             // Rosenhead-Moore kernel (vortex_kernels.hpp, kernel_terms): with q = r^2 + s_j^2,
@@ -253,16 +255,26 @@ FS_HDI void vorton_sums(const Sources& s, float xf, float yf, float zf, float wx
             ax = L::fmadd(k, bx, ax);
             ay = L::fmadd(k, by, ay);
             az = L::fmadd(k, bz, az);
+            const F k5 = k * g2;  // 1 / q^(5/2)
             const F rw = L::fmadd(dx, wx, L::fmadd(dy, wy, dz * wz));
-            const F dk = k * g2 * rw;
+            const F dk = k5 * rw;
             tx = L::fmadd(dk, cx, tx);
             ty = L::fmadd(dk, cy, ty);
             tz = L::fmadd(dk, cz, tz);
+            if constexpr (kCurl) {
+                // The field's curl (add_induced): (s_j^2 alpha + (alpha . r) r) / q^(5/2).
+                const F s2 = L::load(ss2 + j);
+                const F ar = L::fmadd(bx, dx, L::fmadd(by, dy, bz * dz));
+                qx = L::fmadd(k5, L::fmadd(s2, bx, ar * dx), qx);
+                qy = L::fmadd(k5, L::fmadd(s2, by, ar * dy), qy);
+                qz = L::fmadd(k5, L::fmadd(s2, bz, ar * dz), qz);
+            }
         }
         out.u[0] += L::sum(ux), out.u[1] += L::sum(uy), out.u[2] += L::sum(uz);
         out.psi[0] += L::sum(px), out.psi[1] += L::sum(py), out.psi[2] += L::sum(pz);
         out.a[0] += L::sum(ax), out.a[1] += L::sum(ay), out.a[2] += L::sum(az);
         out.s[0] += L::sum(tx), out.s[1] += L::sum(ty), out.s[2] += L::sum(tz);
+        if constexpr (kCurl) out.c[0] += L::sum(qx), out.c[1] += L::sum(qy), out.c[2] += L::sum(qz);
         if (!pse || !tile_within_pse_reach(s.tile + t * kTileFields, xf, yf, zf, sif)) continue;
         // Particle strength exchange (Degond and Mas-Gallic 1989; vortex_kernels.hpp, pse_term):
         // V_j (omega_j - omega_i) exp(-r^2/eps^2) / eps^5, eps = (s_i + s_j) / 2, zero beyond
@@ -316,8 +328,11 @@ FS_HDI void tracer_sum(const Sources& s, float xf, float yf, float zf, double u[
 #if defined(FS_DIRECT_AVX2)
 __attribute__((target("avx2,fma"), flatten)) inline void vorton_sums_avx2(const Sources& s, float x, float y, float z,
                                                                            float wx, float wy, float wz, float si,
-                                                                           bool pse, VortonSums& out) {
-    vorton_sums<Lane8>(s, x, y, z, wx, wy, wz, si, pse, out);
+                                                                           bool pse, bool curl, VortonSums& out) {
+    if (curl)
+        vorton_sums<Lane8, true>(s, x, y, z, wx, wy, wz, si, pse, out);
+    else
+        vorton_sums<Lane8, false>(s, x, y, z, wx, wy, wz, si, pse, out);
 }
 __attribute__((target("avx2,fma"), flatten)) inline void tracer_sum_avx2(const Sources& s, float x, float y, float z,
                                                                           double u[3]) {
@@ -325,8 +340,12 @@ __attribute__((target("avx2,fma"), flatten)) inline void tracer_sum_avx2(const S
 }
 __attribute__((target("avx512f"), flatten)) inline void vorton_sums_avx512(const Sources& s, float x, float y,
                                                                             float z, float wx, float wy, float wz,
-                                                                            float si, bool pse, VortonSums& out) {
-    vorton_sums<Lane16>(s, x, y, z, wx, wy, wz, si, pse, out);
+                                                                            float si, bool pse, bool curl,
+                                                                            VortonSums& out) {
+    if (curl)
+        vorton_sums<Lane16, true>(s, x, y, z, wx, wy, wz, si, pse, out);
+    else
+        vorton_sums<Lane16, false>(s, x, y, z, wx, wy, wz, si, pse, out);
 }
 __attribute__((target("avx512f"), flatten)) inline void tracer_sum_avx512(const Sources& s, float x, float y, float z,
                                                                            double u[3]) {
@@ -343,7 +362,7 @@ inline int host_lanes() {
 // The vorton's velocity, potential, stretching and diffusion from its sums (the constants of
 // kernel_terms and pse_term).
 struct VortonResult {
-    dvec3 u, psi, stretch, diffuse;
+    dvec3 u, psi, stretch, diffuse, curl;
 };
 FS_HDI VortonResult finish(const VortonSums& m, dvec3 w, double nu) {
     const double c = 1.0 / (4.0 * kPi);
@@ -353,6 +372,7 @@ FS_HDI VortonResult finish(const VortonSums& m, dvec3 w, double nu) {
     r.psi = c * dvec3(m.psi[0], m.psi[1], m.psi[2]);
     r.stretch = c * glm::cross(a, w) - 3.0 * c * t;
     r.diffuse = (nu * 4.0 / (kPi * std::sqrt(kPi))) * dvec3(m.d[0], m.d[1], m.d[2]);
+    r.curl = 3.0 * c * dvec3(m.c[0], m.c[1], m.c[2]) - c * a;  // add_induced's curl
     return r;
 }
 
@@ -423,16 +443,16 @@ public:
         });
     }
 
-    // Velocity, potential, stretching and (nu > 0) diffusion at every vorton: the same
-    // vortons prepare() was given.
+    // Velocity, potential, stretching and (nu > 0) diffusion at every vorton, and with a
+    // non-empty `curl` the field's curl u (add_induced): the same vortons prepare() was given.
     void vortons(Exec& exec, View<const dvec3> pos, View<const dvec3> omega, View<const double> radius, double nu,
-                 View<dvec3> vel, View<dvec3> str, View<dvec3> dif, View<dvec3> psi) const {
+                 View<dvec3> vel, View<dvec3> str, View<dvec3> dif, View<dvec3> psi, View<dvec3> curl = {}) const {
         if (pos.size <= exact_up_to_) {
-            exact_vortons(exec, pos, omega, radius, nu, overlap_, vel, str, dif, psi);
+            exact_vortons(exec, pos, omega, radius, nu, overlap_, vel, str, dif, psi, curl);
             return;
         }
         const direct::Sources s = src_;
-        const bool pse = nu > 0.0;
+        const bool pse = nu > 0.0, want_curl = curl.size > 0;
         const int lanes = this->lanes();
         exec.parallel_for(pos.size, FS_LAMBDA(int i) {
             using namespace direct;
@@ -442,25 +462,31 @@ public:
             VortonSums m;
 #if defined(FS_DIRECT_AVX2)
             if (lanes == 16)
-                vorton_sums_avx512(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
+                vorton_sums_avx512(s, xf, yf, zf, wx, wy, wz, sf, pse, want_curl, m);
             else if (lanes == 8)
-                vorton_sums_avx2(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
+                vorton_sums_avx2(s, xf, yf, zf, wx, wy, wz, sf, pse, want_curl, m);
             else
 #endif
-                vorton_sums<Lane1>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
+                if (want_curl)
+                    vorton_sums<Lane1, true>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
+                else
+                    vorton_sums<Lane1, false>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
             (void)lanes;
             const VortonResult r = finish(m, w, nu);
             vel[i] = r.u;
             str[i] = r.stretch;
             psi[i] = r.psi;
             dif[i] = r.diffuse;
+            if (want_curl) curl[i] = r.curl;
         });
     }
 
     // The same all in double, pair by pair (add_induced, pse_term).
     static void exact_vortons(Exec& exec, View<const dvec3> pos, View<const dvec3> omega, View<const double> radius,
-                              double nu, double overlap, View<dvec3> vel, View<dvec3> str, View<dvec3> dif, View<dvec3> psi) {
+                              double nu, double overlap, View<dvec3> vel, View<dvec3> str, View<dvec3> dif,
+                              View<dvec3> psi, View<dvec3> curl = {}) {
         const int n = pos.size;
+        const bool want_curl = curl.size > 0;
         exec.parallel_for(n, FS_LAMBDA(int i) {
             const dvec3 xi = pos[i], wi = omega[i];
             const double si = radius[i];
@@ -469,13 +495,14 @@ public:
             for (int j = 0; j < n; ++j) {
                 const double sj = radius[j];
                 const double vj = vorton_volume(sj, overlap);
-                add_induced(acc, xi, wi, pos[j], vj * omega[j], sj, true);
+                add_induced(acc, xi, wi, pos[j], vj * omega[j], sj, true, want_curl);
                 if (nu > 0.0 && j != i) d += pse_term(xi - pos[j], 0.5 * (si + sj), wi, omega[j], vj);
             }
             vel[i] = acc.u;
             str[i] = acc.stretch;
             psi[i] = acc.psi;
             dif[i] = nu * d;
+            if (want_curl) curl[i] = acc.curl;
         });
     }
 

@@ -18,7 +18,7 @@ enum Stage : int {
     kBuoyancy,          // baroclinic vorticity from temperature gradients, heat diffusion and cooling
     kHalfStep,          // midpoint rule: vortons and tracers advanced dt / 2 with the first rates
     kMidpointVelocity,  // midpoint rule: kVelocity again, at the half step
-    kStretch,           // d omega / dt = (omega . grad) u + nu lap omega, from the step's start
+    kStretch,           // d omega / dt = (omega . grad) u + nu lap omega (+ relaxation), from the step's start
     kAdvect,            // x += dt u, from the step's start
     kCollide,           // seed 002, SolveBoundaryConditions: eject, no-slip, impulse and heat to bodies
     kBodies,            // bodies move: scripted, or integrated from gravity and the fluid's impulse
@@ -42,6 +42,8 @@ struct Config {
     double core_radius = 0.05;      // the scene's vorton radius (the grid spacing's unit)
     double core_overlap = kDocumentOverlap;  // sigma / h: a vorton's volume is (sigma / overlap)^3
     bool stretching = true;         // the (omega . grad) u term
+    int stretch_form = kClassical;  // its form (StretchForm)
+    double relaxation = 0.0;        // 1/s, Pedrizzetti's (vorticity_rate)
     int integrator = kMidpoint;     // time integration of stretch and advect
     double viscosity = 0.0;         // m^2/s
     double fluid_density = 1.0;     // kg/m^3, for impulses and heat

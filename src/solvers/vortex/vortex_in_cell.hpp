@@ -279,9 +279,10 @@ public:
     }
 
     // The vortons' velocity, stretching (omega . grad) u, diffusion nu lap omega and psi,
-    // interpolated from the grid.
+    // interpolated from the grid; and with a non-empty `curl`, curl u from the same grad u.
     void interpolate_to_vortons(Exec& exec, const Config& c, View<const dvec3> pos, View<const dvec3> omega,
-                                View<dvec3> vel, View<dvec3> str, View<dvec3> dif, View<dvec3> psi) {
+                                View<dvec3> vel, View<dvec3> str, View<dvec3> dif, View<dvec3> psi,
+                                View<dvec3> curl = {}) {
         const VicGrid g = grid_;
         const double* u = ugrid_.data();
         const double* gu = gradu_.data();
@@ -290,6 +291,7 @@ public:
         const double* w = wgrid_.data();
         const bool at_nodes = derivatives_at_nodes_;
         const double nu = c.viscosity;
+        const bool want_curl = curl.size > 0;
         // About 200 ns a vorton (the stencils at 8 nodes): chunks of 32 share the threads even
         // for the thousand vortons parallel_for would run on one.
         exec.parallel_chunks(pos.size, 32, FS_LAMBDA(int i) {
@@ -309,6 +311,7 @@ public:
                            d[6] * wi.x + d[7] * wi.y + d[8] * wi.z);
             dif[i] = nu * dvec3(l[0], l[1], l[2]);
             psi[i] = dvec3(p[0], p[1], p[2]);
+            if (want_curl) curl[i] = dvec3(d[7] - d[5], d[2] - d[6], d[3] - d[1]);
         });
     }
 

@@ -55,9 +55,16 @@ FS_HDI KernelTerms kernel_terms(double r2, double s2) {
 //   d u_a / d x_b = K eps_acb alpha_c + (alpha x r)_a dk r_b, so
 //   (w . grad) u = K (alpha x w) + (alpha x r) dk (r . w).
 struct Induced {
-    dvec3 u{0.0}, psi{0.0}, stretch{0.0};
+    dvec3 u{0.0}, psi{0.0}, stretch{0.0}, curl{0.0};
 };
-FS_HDI void add_induced(Induced& acc, dvec3 x, dvec3 w, dvec3 xj, dvec3 alpha_j, double sj, bool want_stretch) {
+// `want_curl`: also the field's own vorticity at x, curl u = grad(div psi) - lap psi (psi above;
+// lap (r^2 + s^2)^(-1/2) = -3 s^2 (r^2 + s^2)^(-5/2)):
+//   curl u = sum_j [3 (s_j^2 alpha_j + (alpha_j . r) r) / q^(5/2) - alpha_j / q^(3/2)] / (4 pi),
+// which differs from the vortons' own vorticity where the particles' field is not
+// divergence-free (Winckelmans and Leonard 1993, section 2); relaxation and the transposed
+// stretching read it (vorticity_rate).
+FS_HDI void add_induced(Induced& acc, dvec3 x, dvec3 w, dvec3 xj, dvec3 alpha_j, double sj, bool want_stretch,
+                        bool want_curl = false) {
     const dvec3 r = x - xj;
     const double r2 = glm::dot(r, r);
     const KernelTerms t = kernel_terms(r2, sj * sj);
@@ -65,6 +72,37 @@ FS_HDI void add_induced(Induced& acc, dvec3 x, dvec3 w, dvec3 xj, dvec3 alpha_j,
     acc.u += t.k * axr;
     acc.psi += t.g * alpha_j;
     if (want_stretch) acc.stretch += t.k * glm::cross(alpha_j, w) + (t.dk * glm::dot(r, w)) * axr;
+    if (want_curl) acc.curl += -t.dk * (sj * sj * alpha_j + glm::dot(alpha_j, r) * r) - t.k * alpha_j;
+}
+
+// The two forms of the stretching term (Winckelmans and Leonard 1993, section 2.2; Cottet and
+// Koumoutsakos, "Vortex Methods", 2000, 5.2): the classical (omega . grad) u, whose particles'
+// total vorticity sum alpha drifts, and the transposed (omega . grad^T) u, which keeps it exactly
+// for vortons of equal cores (each pair's parts cancel). They are the same for a divergence-free
+// field: (grad u - grad u^T) omega = curl u x omega, so transposed = classical + omega x curl u.
+enum StretchForm : int { kClassical = 0, kTranspose = 1 };
+
+// The relaxation rate a step of dt applies for `lambda` per second: the fraction f = 1 - e^(-lambda
+// dt) of the way to the target (Pedrizzetti's per-step form, a convex combination for any lambda,
+// so no rate overshoots), over dt.
+FS_HDI double relaxation_rate(double lambda, double dt) { return lambda > 0.0 ? -std::expm1(-lambda * dt) / dt : 0.0; }
+
+// The rate of a vorton's vorticity w besides buoyancy: the stretching (`classical`, the sums'
+// (w . grad) u, in `form`; `on` = 0 without it), the diffusion nu lap w, and Pedrizzetti's
+// relaxation (Pedrizzetti 1992, Fluid Dyn. Res. 10; Winckelmans and Leonard 1993, section 2.3)
+// at `relax` per second, which turns w toward the field's own vorticity `curl` with |w| as the
+// target (Alvarez and Ning 2020 relax their particles so; relaxation_rate gives `relax` for a
+// step): the particles' vorticity drifts off
+// the divergence-free field it stands for, and two leapfrogging rings, given that drift, broke
+// up and ran away after 30 passes (README, the vortex solver).
+FS_HDI dvec3 vorticity_rate(dvec3 w, dvec3 classical, dvec3 diffuse, dvec3 curl, double on, int form, double relax) {
+    dvec3 rate = diffuse;
+    if (on != 0.0) rate += on * (form == kTranspose ? classical + glm::cross(w, curl) : classical);
+    if (relax > 0.0) {
+        const double lc = glm::length(curl);
+        if (lc > 0.0) rate += relax * ((glm::length(w) / lc) * curl - w);
+    }
+    return rate;
 }
 
 // Particle strength exchange (Degond and Mas-Gallic 1989): nu lap(omega) at vorton i is
@@ -205,7 +243,7 @@ struct BodyShape {
 // (4 pi r^5), the point vortex's gradient). The fluid's vortons hold -2 V Omega (Kelvin), so
 // without the body's part the sums saw a field whose vortex lines end at the body, and the sheet
 // that cancels the slip at the surface turned the fluid outside it the other way.
-FS_HDI void add_held(Induced& acc, const BodyShape& b, dvec3 x, dvec3 w, bool want_stretch) {
+FS_HDI void add_held(Induced& acc, const BodyShape& b, dvec3 x, dvec3 w, bool want_stretch, bool want_curl = false) {
     if (b.kind == kNoBody || b.volume <= 0.0 || (b.held.x == 0.0 && b.held.y == 0.0 && b.held.z == 0.0)) return;
     const dvec3 r = x - b.pose.position;
     const double R = std::cbrt(3.0 * b.volume / (4.0 * kPi));
@@ -216,12 +254,14 @@ FS_HDI void add_held(Induced& acc, const BodyShape& b, dvec3 x, dvec3 w, bool wa
         acc.u += k * axr;
         acc.psi += (3.0 * R * R - r2) / (8.0 * kPi * R * R * R) * b.held;
         if (want_stretch) acc.stretch += k * glm::cross(b.held, w);
+        if (want_curl) acc.curl += 2.0 * k * b.held;  // curl (k alpha x r)
         return;
     }
     const double k = 1.0 / (4.0 * kPi * r2 * rr);
     acc.u += k * axr;
     acc.psi += b.held / (4.0 * kPi * rr);
     if (want_stretch) acc.stretch += k * glm::cross(b.held, w) - (3.0 * k / r2) * glm::dot(r, w) * axr;
+    if (want_curl) acc.curl += (3.0 * k / r2) * glm::dot(b.held, r) * r - k * b.held;  // add_induced's, s = 0
 }
 
 FS_HDI dvec3 surface_velocity(const BodyShape& b, dvec3 at) {

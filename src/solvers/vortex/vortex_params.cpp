@@ -103,6 +103,17 @@ void VortexSolver::register_params() {
                 "The (omega . grad) u term: vortex lines stretch and tilt with the flow (off: a 2D-like fluid "
                 "whose vorticity only moves)."},
                &s_.stretching);
+    r.add_choice({"stretching_form", "Stretching form", "Fluid", "",
+                  "classical: (omega . grad) u, the vortex article's; transpose: (omega . grad^T) u, which keeps the "
+                  "vortons' total vorticity exactly (Winckelmans and Leonard 1993). The same for a divergence-free "
+                  "field; they part where the vortons' vorticity drifts off it."},
+                 {"classical", "transpose"}, &s_.stretching_form);
+    r.add_real({"relaxation", "Relaxation", "Fluid", "1/s",
+                "Rate at which each vorton's vorticity turns toward the field's own curl u at it, its magnitude kept "
+                "(Pedrizzetti 1992): holds the vortons to a divergence-free field (0: off; 18 = 0.3 a step at 60 "
+                "steps/s). Costs about a sixth more in the direct sum.",
+                0, 1e4},
+               &s_.relaxation);
     r.add_real({"viscosity", "Viscosity", "Fluid", "m^2/s",
                 "Kinematic viscosity nu of the diffusion term nu lap omega (particle strength exchange).", 0, 100},
                &s_.viscosity);

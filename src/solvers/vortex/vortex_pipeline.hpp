@@ -58,7 +58,7 @@ public:
     // Derived per-particle arrays follow the particle counts; new entries start at zero.
     void size_derived() {
         const int nv = vortons(), nt = tracers();
-        for (Buffer<dvec3>* b : {&vvel_, &stretch_, &diffuse_, &vpsi_}) zero_tail(*b, static_cast<std::size_t>(nv));
+        for (Buffer<dvec3>* b : {&vvel_, &stretch_, &diffuse_, &vpsi_, &vcurl_}) zero_tail(*b, static_cast<std::size_t>(nv));
         zero_tail(tvel_, static_cast<std::size_t>(nt));
     }
     template <class T>
@@ -129,7 +129,7 @@ public:
         if (build) build_grid(c, true, heat);
         if (c.velocity_method == kGrid && vic_.built())
             vic_.interpolate_to_vortons(exec_, c, vpos_.cview(), omega_.cview(), vvel_.view(), stretch_.view(),
-                                        diffuse_.view(), vpsi_.view());
+                                        diffuse_.view(), vpsi_.view(), curl_view(c));
         else
             vortons_direct(c);
         if (tracers() > 0) {
@@ -140,13 +140,20 @@ public:
         }
     }
 
+    // The field's curl u at the vortons, which only the transposed stretching and relaxation
+    // read (an empty view: the sums skip it).
+    static bool wants_curl(const Config& c) {
+        return (c.stretching && c.stretch_form == kTranspose) || c.relaxation > 0.0;
+    }
+    View<dvec3> curl_view(const Config& c) { return wants_curl(c) ? vcurl_.view() : View<dvec3>{}; }
+
     // Regularised Biot-Savart over all vortons (O(N^2), the exact reference), with the
     // stretching term and particle strength exchange in the same pass: float tiles over
     // structure-of-arrays copies of the vortons, joined in double (direct_sum.hpp).
     void vortons_direct(const Config& c) {
         prepare_direct(c);
         direct_.vortons(exec_, vpos_.cview(), omega_.cview(), radius_.cview(), c.viscosity, vvel_.view(),
-                        stretch_.view(), diffuse_.view(), vpsi_.view());
+                        stretch_.view(), diffuse_.view(), vpsi_.view(), curl_view(c));
         // The turning bodies' own vorticity, which no vorton carries (add_held; on the grid it is
         // spread on the nodes inside each body).
         if (!any_held()) return;
@@ -156,12 +163,15 @@ public:
         auto vel = vvel_.view();
         auto str = stretch_.view();
         auto psi = vpsi_.view();
+        auto crl = vcurl_.view();
+        const bool want_curl = wants_curl(c);
         exec_.parallel_for(vortons(), FS_LAMBDA(int i) {
             Induced acc;
-            for (int b = 0; b < bodies.size; ++b) add_held(acc, bodies[b], pos[i], om[i], true);
+            for (int b = 0; b < bodies.size; ++b) add_held(acc, bodies[b], pos[i], om[i], true, want_curl);
             vel[i] += acc.u;
             str[i] += acc.stretch;
             psi[i] += acc.psi;
+            if (want_curl) crl[i] += acc.curl;
         });
     }
 
@@ -251,13 +261,15 @@ public:
         auto vv = vvel_.cview();
         auto str = stretch_.cview();
         auto dif = diffuse_.cview();
+        auto crl = vcurl_.cview();
         auto tv = tvel_.cview();
-        const double half = 0.5 * c.dt, on = c.stretching ? 1.0 : 0.0;
+        const double half = 0.5 * c.dt, on = c.stretching ? 1.0 : 0.0, relax = relaxation_rate(c.relaxation, c.dt);
+        const int form = c.stretch_form;
         exec_.parallel_for(vortons(), FS_LAMBDA(int i) {
             vp0[i] = vp[i];
             om0[i] = om[i];
             vp[i] += half * vv[i];
-            om[i] += half * (on * str[i] + dif[i]);
+            om[i] += half * vorticity_rate(om[i], str[i], dif[i], crl[i], on, form, relax);
         });
         exec_.parallel_for(tracers(), FS_LAMBDA(int i) {
             tp0[i] = tp[i];
@@ -265,15 +277,20 @@ public:
         });
     }
 
-    // Vortex stretching and tilting plus viscous diffusion, from the step's start (the vortons'
-    // vorticity now under Euler, the kept one under the midpoint rule).
+    // Vortex stretching and tilting, viscous diffusion and relaxation (vorticity_rate), from the
+    // step's start (the vortons' vorticity now under Euler, the kept one under the midpoint
+    // rule), with the rates of the last velocity stage at the vorticity it saw (now's).
     void stretch(const Config& c) {
         auto omega = omega_.view();
         auto start = c.integrator == kMidpoint ? start_omega_.cview() : omega_.cview();
         auto str = stretch_.cview();
         auto dif = diffuse_.cview();
-        const double dt = c.dt, on = c.stretching ? 1.0 : 0.0;
-        exec_.parallel_for(vortons(), FS_LAMBDA(int i) { omega[i] = start[i] + dt * (on * str[i] + dif[i]); });
+        auto crl = vcurl_.cview();
+        const double dt = c.dt, on = c.stretching ? 1.0 : 0.0, relax = relaxation_rate(c.relaxation, c.dt);
+        const int form = c.stretch_form;
+        exec_.parallel_for(vortons(), FS_LAMBDA(int i) {
+            omega[i] = start[i] + dt * vorticity_rate(omega[i], str[i], dif[i], crl[i], on, form, relax);
+        });
     }
 
     void advect(const Config& c) {
@@ -474,6 +491,7 @@ public:
 private:
     Exec exec_;
     Buffer<dvec3> vpos_{kSpace}, omega_{kSpace}, vvel_{kSpace}, stretch_{kSpace}, diffuse_{kSpace}, vpsi_{kSpace};
+    Buffer<dvec3> vcurl_{kSpace};  // the field's curl u at the vortons (wants_curl; else stale)
     Buffer<double> radius_{kSpace}, vtemp_{kSpace};
     Buffer<int> vid_{kSpace};
     Buffer<dvec3> tpos_{kSpace}, tvel_{kSpace};

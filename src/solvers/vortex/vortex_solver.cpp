@@ -98,6 +98,8 @@ Config VortexSolver::config() const {
     c.core_radius = s_.core_radius;
     c.core_overlap = s_.core_overlap;
     c.stretching = s_.stretching;
+    c.stretch_form = s_.stretching_form;
+    c.relaxation = s_.relaxation;
     c.integrator = s_.integrator;
     c.viscosity = s_.viscosity;
     c.fluid_density = s_.fluid_density;
@@ -259,12 +261,18 @@ void VortexSolver::check_growth(const Sums& s, bool remeshed, const std::string&
     const std::string was = energy_grew ? std::to_string(reference_energy_) + " J"
                                         : std::to_string(reference_enstrophy_) + " m^3/s^2";
     const std::string integrator = s_.integrator == kEuler ? "integrator midpoint, " : "";
+    // Two causes look alike here: a time step that grows the flow's waves, and vortons whose
+    // vorticity has drifted off the field they stand for (rings that tangle after many passes;
+    // a smaller dt does not help there, relaxation does: README, the vortex solver).
+    const std::string relax =
+        s_.relaxation > 0.0 ? "" : "; or, where the vortex lines tangled, relaxation 18 with stretching_form transpose";
     throw SimulationError(step + what + " is more than " + std::to_string(static_cast<int>(kGrowth)) +
                           " times its " + was + " at step " + std::to_string(reference_step_) +
-                          " with no flames or bodies to feed the flow: the time stepping has run away; try " +
+                          " with no flames or bodies to feed the flow: the time stepping has run away or the vortons "
+                          "no longer resolve the flow; try " +
                           integrator +
                           "a smaller dt or a thicker core_radius (sigma >= 1.5 dl at dt = 1/60 s, dl the spacing of "
-                          "a ring's vortons)");
+                          "a ring's vortons)" + relax);
 }
 
 // The engine takes the bodies where they are now after every upload (reset, checkpoints, a

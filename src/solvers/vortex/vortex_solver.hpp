@@ -66,6 +66,8 @@ struct Settings {
     double flame_vorton_rate = 0.0;
     double flame_tracer_rate = 0.0;
     bool stretching = true;
+    int stretching_form = kClassical;
+    double relaxation = 0.0;  // 1/s
     int integrator = kMidpoint;
     double viscosity = 0.0;
     double fluid_density = 1.2;
