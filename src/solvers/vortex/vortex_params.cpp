@@ -110,8 +110,10 @@ void VortexSolver::register_params() {
                  {"classical", "transpose"}, &s_.stretching_form);
     r.add_real({"relaxation", "Relaxation", "Fluid", "1/s",
                 "Rate at which each vorton's vorticity turns toward the field's own curl u at it, its magnitude kept "
-                "(Pedrizzetti 1992): holds the vortons to a divergence-free field (0: off; 18 = 0.3 a step at 60 "
-                "steps/s). Costs about a sixth more in the direct sum.",
+                "(Pedrizzetti 1992): holds the vortons to a divergence-free field (0: off; 18: 0.26 of the way a "
+                "step at 60 steps/s). Made for vortex filaments by the direct sum (the leapfrogging rings); on the "
+                "grid with bodies it made the total vorticity drift more, not less (README). Costs about a sixth "
+                "more in the direct sum.",
                 0, 1e4},
                &s_.relaxation);
     r.add_real({"viscosity", "Viscosity", "Fluid", "m^2/s",
