@@ -150,7 +150,8 @@ public:
         }
         const int ilo = lo[0], jlo = lo[1], klo = lo[2], ihi = hi[0] + 1, jhi = hi[1] + 1, khi = hi[2] + 1;
         exec.parallel_for(nodes, FS_LAMBDA(int nd) {
-            const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
+            int i, j, k;
+            g.node_ijk(nd, i, j, k);
             if (i < ilo || i > ihi || j < jlo || j > jhi || k < klo || k > khi) {
                 w[nd] = w[nodes + nd] = w[2 * nodes + nd] = 0.0;
                 tg[nd] = t0;
@@ -193,7 +194,8 @@ public:
         for (int b = 0; b < static_cast<int>(bodies.size()); ++b) {
             if (bodies[b].kind == kNoBody || glm::length(bodies[b].held) == 0.0) continue;
             auto inside = [g, body_view, b] FS_HD(int nd) {
-                const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
+                int i, j, k;
+                g.node_ijk(nd, i, j, k);
                 return inside_body(body_view[b], g.origin + g.h * dvec3(i, j, k));
             };
             const int count = exec.transform_reduce(nodes, 0, FS_LAMBDA(int nd) { return inside(nd) ? 1 : 0; },
@@ -237,7 +239,8 @@ public:
         auto uv = uvec_.resized(static_cast<std::size_t>(nodes));
         const double* ps = psi.data;
         exec.parallel_for(nodes, FS_LAMBDA(int nd) {
-            const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
+            int i, j, k;
+            g.node_ijk(nd, i, j, k);
             const double* px = ps;
             const double* py = ps + nodes;
             const double* pz = ps + 2 * nodes;
@@ -258,7 +261,8 @@ public:
             auto gu = gradu_.resized(9 * static_cast<std::size_t>(nodes));
             auto lw = lapw_.resized(3 * static_cast<std::size_t>(nodes));
             exec.parallel_for(nodes, FS_LAMBDA(int nd) {
-                const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
+                int i, j, k;
+                g.node_ijk(nd, i, j, k);
                 for (int a = 0; a < 3; ++a) {
                     for (int b = 0; b < 3; ++b)
                         gu[(3 * a + b) * nodes + nd] = node_derivative(g, uu + a * nodes, i, j, k, b);
@@ -271,7 +275,8 @@ public:
             auto gt = gradt_.resized(4 * static_cast<std::size_t>(nodes));
             const double* tt = tg.data;
             exec.parallel_for(nodes, FS_LAMBDA(int nd) {
-                const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
+                int i, j, k;
+                g.node_ijk(nd, i, j, k);
                 for (int a = 0; a < 3; ++a) gt[a * nodes + nd] = node_derivative(g, tt, i, j, k, a);
                 gt[3 * nodes + nd] = node_laplacian(g, tt, i, j, k);
             });

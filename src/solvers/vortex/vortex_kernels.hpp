@@ -124,6 +124,13 @@ struct VicGrid {
 
     FS_HDI int nodes() const { return nx * ny * nz; }
     FS_HDI int node(int i, int j, int k) const { return i + nx * (j + ny * k); }
+    // The inverse of node(): (i, j, k) of node nd.
+    FS_HDI void node_ijk(int nd, int& i, int& j, int& k) const {
+        const int row = nd / nx;
+        i = nd - row * nx;
+        k = row / ny;
+        j = row - k * ny;
+    }
     // Cells are (nx-1)(ny-1)(nz-1); cell (i, j, k) has node (i, j, k) as its low corner.
     FS_HDI int cells() const { return (nx - 1) * (ny - 1) * (nz - 1); }
     FS_HDI int cell_index(int i, int j, int k) const { return i + (nx - 1) * (j + (ny - 1) * k); }

@@ -366,7 +366,8 @@ public:
                 keep[nd] = 0;
                 return;
             }
-            const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
+            int i, j, k;
+            g.node_ijk(nd, i, j, k);
             const dvec3 x = g.origin + g.h * dvec3(i, j, k);
             bool in_block = x.x >= keep_lo.x && x.y >= keep_lo.y && x.z >= keep_lo.z && x.x <= keep_hi.x &&
                             x.y <= keep_hi.y && x.z <= keep_hi.z;
@@ -420,7 +421,8 @@ public:
         auto sl = slots_.cview();
         exec_.parallel_for(nodes, FS_LAMBDA(int nd) {
             if (!kp[nd]) return;
-            const int i = nd % g.nx, j = (nd / g.nx) % g.ny, k = nd / (g.nx * g.ny);
+            int i, j, k;
+            g.node_ijk(nd, i, j, k);
             const int at = sl[nd];
             p[at] = g.origin + g.h * dvec3(i, j, k);
             const dvec3 wn(w[nd], w[nodes + nd], w[2 * nodes + nd]);
