@@ -321,7 +321,8 @@ TEST(VortexDirectSum, TheTransposedStretchingKeepsTheTotalVorticity) {
         double classical_mag = 0.0, transposed_mag = 0.0;
         for (std::size_t i = 0; i < c.pos.size(); ++i) {
             const double v = vx::vorton_volume(c.radius[i]);
-            const dvec3 t = vx::vorticity_rate(c.omega[i], r.stretch[i], dvec3(0.0), r.curl[i], 1.0, vx::kTranspose, 0.0);
+            const dvec3 t =
+                vx::vorticity_rate(c.omega[i], r.stretch[i], dvec3(0.0), r.curl[i], 1.0, vx::kTranspose, 0.0);
             classical += v * r.stretch[i];
             transposed += v * t;
             classical_mag += v * glm::length(r.stretch[i]);

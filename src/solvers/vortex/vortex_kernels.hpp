@@ -85,16 +85,18 @@ enum StretchForm : int { kClassical = 0, kTranspose = 1 };
 // The relaxation rate a step of dt applies for `lambda` per second: the fraction f = 1 - e^(-lambda
 // dt) of the way to the target (Pedrizzetti's per-step form, a convex combination for any lambda,
 // so no rate overshoots), over dt.
-FS_HDI double relaxation_rate(double lambda, double dt) { return lambda > 0.0 ? -std::expm1(-lambda * dt) / dt : 0.0; }
+FS_HDI double relaxation_rate(double lambda, double dt) {
+    return lambda > 0.0 ? -std::expm1(-lambda * dt) / dt : 0.0;
+}
 
 // The rate of a vorton's vorticity w besides buoyancy: the stretching (`classical`, the sums'
 // (w . grad) u, in `form`; `on` = 0 without it), the diffusion nu lap w, and Pedrizzetti's
 // relaxation (Pedrizzetti 1992, Fluid Dyn. Res. 10; Winckelmans and Leonard 1993, section 2.3)
 // at `relax` per second, which turns w toward the field's own vorticity `curl` with |w| as the
 // target (Alvarez and Ning 2020 relax their particles so; relaxation_rate gives `relax` for a
-// step): the particles' vorticity drifts off
-// the divergence-free field it stands for, and two leapfrogging rings, given that drift, broke
-// up and ran away after 30 passes (README, the vortex solver).
+// step): the particles' vorticity drifts off the divergence-free field it stands for, and two
+// leapfrogging rings, given that drift, broke up and ran away after 30 passes (README, the vortex
+// solver).
 FS_HDI dvec3 vorticity_rate(dvec3 w, dvec3 classical, dvec3 diffuse, dvec3 curl, double on, int form, double relax) {
     dvec3 rate = diffuse;
     if (on != 0.0) rate += on * (form == kTranspose ? classical + glm::cross(w, curl) : classical);

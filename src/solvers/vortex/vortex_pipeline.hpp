@@ -58,7 +58,8 @@ public:
     // Derived per-particle arrays follow the particle counts; new entries start at zero.
     void size_derived() {
         const int nv = vortons(), nt = tracers();
-        for (Buffer<dvec3>* b : {&vvel_, &stretch_, &diffuse_, &vpsi_, &vcurl_}) zero_tail(*b, static_cast<std::size_t>(nv));
+        for (Buffer<dvec3>* b : {&vvel_, &stretch_, &diffuse_, &vpsi_, &vcurl_})
+            zero_tail(*b, static_cast<std::size_t>(nv));
         zero_tail(tvel_, static_cast<std::size_t>(nt));
     }
     template <class T>
@@ -263,7 +264,8 @@ public:
         auto dif = diffuse_.cview();
         auto crl = vcurl_.cview();
         auto tv = tvel_.cview();
-        const double half = 0.5 * c.dt, on = c.stretching ? 1.0 : 0.0, relax = relaxation_rate(c.relaxation, c.dt);
+        const double half = 0.5 * c.dt, on = c.stretching ? 1.0 : 0.0;
+        const double relax = relaxation_rate(c.relaxation, c.dt);
         const int form = c.stretch_form;
         exec_.parallel_for(vortons(), FS_LAMBDA(int i) {
             vp0[i] = vp[i];
