@@ -114,7 +114,7 @@ void VortexSolver::register_params() {
                 "step at 60 steps/s). Made for vortex filaments by the direct sum (the leapfrogging rings); on the "
                 "grid with bodies it made the total vorticity drift more, not less (README). Costs about a sixth "
                 "more in the direct sum.",
-                0, 1e4},
+                0, 1e3},
                &s_.relaxation);
     r.add_real({"viscosity", "Viscosity", "Fluid", "m^2/s",
                 "Kinematic viscosity nu of the diffusion term nu lap omega (particle strength exchange).", 0, 100},
