@@ -48,6 +48,15 @@ constexpr int kTile = 512;  // sources per tile: summed in float, tiles joined i
 // away after 40 s from 1e-7 errors). Tracers are passive: they always take the float tiles.
 constexpr int kExactUpTo = 1024;
 
+// A strength or vorticity in float, below float's smallest normal number (1.2e-38) zero: the
+// block scenes' still vortons take vorticity of 1e-40 and less as the bodies' flow first
+// reaches them, and subnormal floats slowed the sums' arithmetic on the CPU about twofold (README,
+// Benchmarks). What is dropped is 1e-38 of a unit vorticity.
+FS_HDI float to_float(double x) {
+    const float f = static_cast<float>(x);
+    return f > -1.17549435e-38f && f < 1.17549435e-38f ? 0.0f : f;
+}
+
 // Source components, each an array of `padded` floats.
 enum Component : int { kX, kY, kZ, kS2, kAX, kAY, kAZ, kSigma, kWX, kWY, kWZ, kVol, kComponents };
 // Per tile: the bounding box of its sources (lo, hi) and their largest core.
@@ -326,29 +335,43 @@ FS_HDI void tracer_sum(const Sources& s, float xf, float yf, float zf, double u[
 }
 
 #if defined(FS_DIRECT_AVX2)
+// Subnormal results flushed to zero and subnormal operands read as zero (the MXCSR's FTZ and DAZ
+// bits) while a wide sum runs, on the calling thread, restored after: products of small
+// strengths and far kernels fall below float's normal range where to_float's inputs do not, and
+// the CPU computes each such lane in microcode. The caller's own floating-point state is left as
+// it was; every call sets it the same, so the sums stay the same bits on any thread count.
+struct FlushSubnormals {
+    unsigned saved = _mm_getcsr();
+    FlushSubnormals() { _mm_setcsr(saved | 0x8040u); }  // FTZ (bit 15) and DAZ (bit 6)
+    ~FlushSubnormals() { _mm_setcsr(saved); }
+    FlushSubnormals(const FlushSubnormals&) = delete;
+    FlushSubnormals& operator=(const FlushSubnormals&) = delete;
+};
+
+// One function per instantiation (kCurl): both flattened into one ran the sums without the curl
+// 8% slower (46 656 vortons, two threads).
+template <bool kCurl>
 __attribute__((target("avx2,fma"), flatten)) inline void vorton_sums_avx2(const Sources& s, float x, float y, float z,
                                                                            float wx, float wy, float wz, float si,
-                                                                           bool pse, bool curl, VortonSums& out) {
-    if (curl)
-        vorton_sums<Lane8, true>(s, x, y, z, wx, wy, wz, si, pse, out);
-    else
-        vorton_sums<Lane8, false>(s, x, y, z, wx, wy, wz, si, pse, out);
+                                                                           bool pse, VortonSums& out) {
+    const FlushSubnormals flush;
+    vorton_sums<Lane8, kCurl>(s, x, y, z, wx, wy, wz, si, pse, out);
 }
 __attribute__((target("avx2,fma"), flatten)) inline void tracer_sum_avx2(const Sources& s, float x, float y, float z,
                                                                           double u[3]) {
+    const FlushSubnormals flush;
     tracer_sum<Lane8>(s, x, y, z, u);
 }
+template <bool kCurl>
 __attribute__((target("avx512f"), flatten)) inline void vorton_sums_avx512(const Sources& s, float x, float y,
                                                                             float z, float wx, float wy, float wz,
-                                                                            float si, bool pse, bool curl,
-                                                                            VortonSums& out) {
-    if (curl)
-        vorton_sums<Lane16, true>(s, x, y, z, wx, wy, wz, si, pse, out);
-    else
-        vorton_sums<Lane16, false>(s, x, y, z, wx, wy, wz, si, pse, out);
+                                                                            float si, bool pse, VortonSums& out) {
+    const FlushSubnormals flush;
+    vorton_sums<Lane16, kCurl>(s, x, y, z, wx, wy, wz, si, pse, out);
 }
 __attribute__((target("avx512f"), flatten)) inline void tracer_sum_avx512(const Sources& s, float x, float y, float z,
                                                                            double u[3]) {
+    const FlushSubnormals flush;
     tracer_sum<Lane16>(s, x, y, z, u);
 }
 // The widest lanes this host has: 16, 8 or 1.
@@ -411,9 +434,10 @@ public:
                 const dvec3 x = pos[j] - pos[0];
                 const double s = radius[j], v = vorton_volume(s, overlap);
                 const dvec3 a = v * omega[j];
-                const float f[kComponents] = {float(x.x),        float(x.y),        float(x.z),        float(s * s),
-                                              float(a.x),        float(a.y),        float(a.z),        float(s),
-                                              float(omega[j].x), float(omega[j].y), float(omega[j].z), float(v)};
+                const float f[kComponents] = {float(x.x),         float(x.y),         float(x.z),
+                                              float(s * s),        to_float(a.x),      to_float(a.y),
+                                              to_float(a.z),       float(s),           to_float(omega[j].x),
+                                              to_float(omega[j].y), to_float(omega[j].z), float(v)};
                 for (int c = 0; c < kComponents; ++c) d[c * m + j] = f[c];
             } else {
                 // Padding: no strength, no volume, a core of 1 (no 0/0).
@@ -458,13 +482,17 @@ public:
             using namespace direct;
             const dvec3 x = pos[i] - *s.origin, w = omega[i];
             const float xf = float(x.x), yf = float(x.y), zf = float(x.z), sf = float(radius[i]);
-            const float wx = float(w.x), wy = float(w.y), wz = float(w.z);
+            const float wx = to_float(w.x), wy = to_float(w.y), wz = to_float(w.z);
             VortonSums m;
 #if defined(FS_DIRECT_AVX2)
-            if (lanes == 16)
-                vorton_sums_avx512(s, xf, yf, zf, wx, wy, wz, sf, pse, want_curl, m);
+            if (lanes == 16 && want_curl)
+                vorton_sums_avx512<true>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
+            else if (lanes == 16)
+                vorton_sums_avx512<false>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
+            else if (lanes == 8 && want_curl)
+                vorton_sums_avx2<true>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
             else if (lanes == 8)
-                vorton_sums_avx2(s, xf, yf, zf, wx, wy, wz, sf, pse, want_curl, m);
+                vorton_sums_avx2<false>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
             else
 #endif
                 if (want_curl)

@@ -112,7 +112,7 @@ void VortexSolver::register_params() {
                 "Rate at which each vorton's vorticity turns toward the field's own curl u at it, its magnitude kept "
                 "(Pedrizzetti 1992): holds the vortons to a divergence-free field (0: off; 18: 0.26 of the way a "
                 "step at 60 steps/s). Made for vortex filaments by the direct sum (the leapfrogging rings); on the "
-                "grid with bodies it made the total vorticity drift more, not less (README). Costs about a sixth "
+                "grid with bodies it made the total vorticity drift more, not less (README). Costs a sixth to a third "
                 "more in the direct sum.",
                 0, 1e3},
                &s_.relaxation);
