@@ -257,20 +257,16 @@ FS_HDI void add_held(Induced& acc, const BodyShape& b, dvec3 x, dvec3 w, bool wa
     const dvec3 r = x - b.pose.position;
     const double R = std::cbrt(3.0 * b.volume / (4.0 * kPi));
     const double r2 = glm::dot(r, r), rr = std::sqrt(r2);
-    const dvec3 axr = glm::cross(b.held, r);
     if (rr < R) {
         const double k = 1.0 / (4.0 * kPi * R * R * R);
-        acc.u += k * axr;
+        acc.u += k * glm::cross(b.held, r);
         acc.psi += (3.0 * R * R - r2) / (8.0 * kPi * R * R * R) * b.held;
         if (want_stretch) acc.stretch += k * glm::cross(b.held, w);
         if (want_curl) acc.curl += 2.0 * k * b.held;  // curl (k alpha x r)
         return;
     }
-    const double k = 1.0 / (4.0 * kPi * r2 * rr);
-    acc.u += k * axr;
-    acc.psi += b.held / (4.0 * kPi * rr);
-    if (want_stretch) acc.stretch += k * glm::cross(b.held, w) - (3.0 * k / r2) * glm::dot(r, w) * axr;
-    if (want_curl) acc.curl += (3.0 * k / r2) * glm::dot(b.held, r) * r - k * b.held;  // add_induced's, s = 0
+    // Outside: a point vortex, add_induced's vorton with no core.
+    add_induced(acc, x, w, b.pose.position, b.held, 0.0, want_stretch, want_curl);
 }
 
 FS_HDI dvec3 surface_velocity(const BodyShape& b, dvec3 at) {
