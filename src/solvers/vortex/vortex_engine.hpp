@@ -19,7 +19,7 @@ enum Stage : int {
     kHalfStep,          // midpoint rule: vortons and tracers advanced dt / 2 with the first rates
     kMidpointVelocity,  // midpoint rule: kVelocity again, at the half step
     kStretch,           // d omega / dt = (omega . grad) u + nu lap omega (+ relaxation), from the step's start
-    kAdvect,            // x += dt u, from the step's start
+    kAdvect,            // x += dt u, from the step's start (Adams-Bashforth: u blended with the last step's)
     kCollide,           // seed 002, SolveBoundaryConditions: eject, no-slip, impulse and heat to bodies
     kBodies,            // bodies move: scripted, or integrated from gravity and the fluid's impulse
     kRemesh,            // optional: vortons re-created on the grid's nodes
@@ -29,8 +29,10 @@ enum Stage : int {
 enum VelocityMethod : int { kDirect = 0, kGrid = 1 };
 
 // How stretch and advect integrate the rates of the velocity stage(s): explicit Euler (the
-// series) or the explicit midpoint rule (second order: rates at the half step).
-enum Integrator : int { kEuler = 0, kMidpoint = 1 };
+// series), the explicit midpoint rule (second order: rates at the half step, two velocity
+// evaluations a step) or the two-step Adams-Bashforth rule (second order from this step's rates
+// and the last step's, one evaluation a step: ab2_weights).
+enum Integrator : int { kEuler = 0, kMidpoint = 1, kAdamsBashforth = 2 };
 
 // Everything a stage needs, by value.
 struct Config {
@@ -74,7 +76,16 @@ struct HostState {
     // The shape of the last vortex-in-cell grid: the next grid keeps it while the particles fit
     // (build_grid), so it is part of the state that makes the next steps what they are.
     VicGrid grid_shape{};
-    // Filled by download() only: the velocities of the last velocity stage.
+    // The Adams-Bashforth rule's memory (ab2_weights): each particle's rates of the last step
+    // (the vortons' velocity and vorticity rate, the tracers' velocity), whether it has them (0
+    // for a particle placed since, or after a remesh), and that step's dt (0: none). Empty
+    // arrays upload as "no particle has them"; under the other integrators they stay unused.
+    std::vector<dvec3> vvel_last, vrate_last, tvel_last;
+    std::vector<int> vhas_last, thas_last;
+    double last_dt = 0.0;
+    // Filled by download() only: the velocities the particles moved with in the last step (the
+    // last velocity stage's, or under Adams-Bashforth the rule's blend of this step's and the
+    // last's).
     std::vector<dvec3> vvel, tvel;
     // Every part that travels, in checkpoint order (EngineSolver); the velocities are derived.
     template <class S, class F>
@@ -88,6 +99,12 @@ struct HostState {
         f(s.ttemp);
         f(s.tid);
         f(s.grid_shape);
+        f(s.vvel_last);
+        f(s.vrate_last);
+        f(s.tvel_last);
+        f(s.vhas_last);
+        f(s.thas_last);
+        f(s.last_dt);
     }
 };
 

@@ -225,9 +225,11 @@ void VortexSolver::register_params() {
                &s_.dt);
     r.add_choice({"integrator", "Integrator", "Time", "",
                   "How stretch and advect step: midpoint (second order, the velocity evaluated again at the half "
-                  "step: rings stay round) or euler (the series' explicit Euler, one velocity evaluation: its "
-                  "error grows a ring's bending waves at a rate proportional to dt)."},
-                 {"euler", "midpoint"}, &s_.integrator);
+                  "step: rings stay round), ab2 (Adams-Bashforth, second order from this step's and the last "
+                  "step's velocity: one evaluation a step, its error grows waves twice as fast as midpoint's at "
+                  "the same dt) or euler (the series' explicit Euler, one velocity evaluation: its error grows a "
+                  "ring's bending waves at a rate proportional to dt)."},
+                 {"euler", "midpoint", "ab2"}, &s_.integrator);
     r.add_real({"cfl", "CFL number", "Time", "", "dt <= cfl core_radius / max speed.", 0.01, 10}, &s_.cfl);
     r.add_vec({"view_box", "View box", "Scene", "m", "The box the camera frames (the fluid is unbounded).", -1e3, 1e3},
               s_.view_box, 6);

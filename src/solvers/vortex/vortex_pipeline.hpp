@@ -35,6 +35,12 @@ public:
         ttemp_.copy_from_host(s.ttemp);
         tid_.copy_from_host(s.tid);
         vic_.set_grid(s.grid_shape);
+        vvel_last_.copy_from_host(s.vvel_last);
+        vrate_last_.copy_from_host(s.vrate_last);
+        tvel_last_.copy_from_host(s.tvel_last);
+        vhas_last_.copy_from_host(s.vhas_last);
+        thas_last_.copy_from_host(s.thas_last);
+        last_dt_ = s.last_dt;
         size_derived();
     }
 
@@ -50,17 +56,27 @@ public:
         vvel_.copy_to_host(s.vvel);
         tvel_.copy_to_host(s.tvel);
         s.grid_shape = vic_.grid();
+        vvel_last_.copy_to_host(s.vvel_last);
+        vrate_last_.copy_to_host(s.vrate_last);
+        tvel_last_.copy_to_host(s.tvel_last);
+        vhas_last_.copy_to_host(s.vhas_last);
+        thas_last_.copy_to_host(s.thas_last);
+        s.last_dt = last_dt_;
     }
 
     int vortons() const override { return static_cast<int>(vpos_.size()); }
     int tracers() const override { return static_cast<int>(tpos_.size()); }
 
-    // Derived per-particle arrays follow the particle counts; new entries start at zero.
+    // Derived per-particle arrays follow the particle counts; new entries start at zero (so a
+    // new particle has no last rates).
     void size_derived() {
         const int nv = vortons(), nt = tracers();
-        for (Buffer<dvec3>* b : {&vvel_, &stretch_, &diffuse_, &vpsi_, &vcurl_})
+        for (Buffer<dvec3>* b : {&vvel_, &stretch_, &diffuse_, &vpsi_, &vcurl_, &vvel_last_, &vrate_last_})
             zero_tail(*b, static_cast<std::size_t>(nv));
+        zero_tail(vhas_last_, static_cast<std::size_t>(nv));
         zero_tail(tvel_, static_cast<std::size_t>(nt));
+        zero_tail(tvel_last_, static_cast<std::size_t>(nt));
+        zero_tail(thas_last_, static_cast<std::size_t>(nt));
     }
     template <class T>
     void zero_tail(Buffer<T>& b, std::size_t n) {
@@ -79,6 +95,11 @@ public:
         scatter_into(ttemp_, batch.ttemp, tslots, stage_d_);
         scatter_into(tid_, batch.tid, tslots, stage_i_);
         size_derived();
+        // A recycled slot's last rates were its old particle's: the new one steps by Euler first.
+        no_last_.assign(vslots.size(), 0);
+        scatter_into(vhas_last_, no_last_, vslots, stage_i_);
+        no_last_.assign(tslots.size(), 0);
+        scatter_into(thas_last_, no_last_, tslots, stage_i_);
     }
     // dst[slots[k]] = src[k], through `staged` (kept from call to call: emission every step
     // allocates nothing once warm).
@@ -280,8 +301,10 @@ public:
     }
 
     // Vortex stretching and tilting, viscous diffusion and relaxation (vorticity_rate), from the
-    // step's start (the vortons' vorticity now under Euler, the kept one under the midpoint
-    // rule), with the rates of the last velocity stage at the vorticity it saw (now's).
+    // step's start (the vortons' vorticity now under Euler and Adams-Bashforth, the kept one
+    // under the midpoint rule), with the rates of the last velocity stage at the vorticity it saw
+    // (now's); under Adams-Bashforth blended with the last step's rates (ab2_weights), which the
+    // rate found here then replaces.
     void stretch(const Config& c) {
         auto omega = omega_.view();
         auto start = c.integrator == kMidpoint ? start_omega_.cview() : omega_.cview();
@@ -290,22 +313,57 @@ public:
         auto crl = vcurl_.cview();
         const double dt = c.dt, on = c.stretching ? 1.0 : 0.0, relax = relaxation_rate(c.relaxation, c.dt);
         const int form = c.stretch_form;
+        if (c.integrator == kAdamsBashforth) {
+            const Ab2Weights ab = ab2_weights(dt, last_dt_);
+            auto last = vrate_last_.view();
+            auto has = vhas_last_.cview();
+            exec_.parallel_for(vortons(), FS_LAMBDA(int i) {
+                const dvec3 rate = vorticity_rate(omega[i], str[i], dif[i], crl[i], on, form, relax);
+                omega[i] += dt * (has[i] ? ab.now * rate + ab.before * last[i] : rate);
+                last[i] = rate;
+            });
+            return;
+        }
         exec_.parallel_for(vortons(), FS_LAMBDA(int i) {
             omega[i] = start[i] + dt * vorticity_rate(omega[i], str[i], dif[i], crl[i], on, form, relax);
         });
     }
 
+    // x += dt u from the step's start (now's, or the kept one under the midpoint rule). Under
+    // Adams-Bashforth u is the rule's blend of this step's velocity and the last's, which then
+    // stands in the velocity buffers (what the particles moved with: collide reads it for each
+    // particle's move, the stats for the speed), and this step's velocity becomes the last.
     void advect(const Config& c) {
         const bool mid = c.integrator == kMidpoint;
         auto vp = vpos_.view();
         auto vp0 = mid ? start_vpos_.cview() : vpos_.cview();
-        auto vv = vvel_.cview();
+        auto vv = vvel_.view();
         auto tp = tpos_.view();
         auto tp0 = mid ? start_tpos_.cview() : tpos_.cview();
-        auto tv = tvel_.cview();
+        auto tv = tvel_.view();
         const double dt = c.dt;
+        if (c.integrator == kAdamsBashforth) {
+            const Ab2Weights ab = ab2_weights(dt, last_dt_);
+            advect_ab2(vp, vv, vvel_last_.view(), vhas_last_.view(), ab, dt);
+            advect_ab2(tp, tv, tvel_last_.view(), thas_last_.view(), ab, dt);
+            last_dt_ = dt;
+            return;
+        }
         exec_.parallel_for(vortons(), FS_LAMBDA(int i) { vp[i] = vp0[i] + dt * vv[i]; });
         exec_.parallel_for(tracers(), FS_LAMBDA(int i) { tp[i] = tp0[i] + dt * tv[i]; });
+        last_dt_ = 0.0;  // another integrator's step: Adams-Bashforth starts afresh
+    }
+
+    // One kind of particle's Adams-Bashforth move (advect): u in `vel` blended with `last` where
+    // `has`, then the blend in `vel` and u in `last`.
+    void advect_ab2(View<dvec3> pos, View<dvec3> vel, View<dvec3> last, View<int> has, Ab2Weights ab, double dt) {
+        exec_.parallel_for(pos.size, FS_LAMBDA(int i) {
+            const dvec3 u = vel[i], move = has[i] ? ab.now * u + ab.before * last[i] : u;
+            pos[i] += dt * move;
+            vel[i] = move;
+            last[i] = u;
+            has[i] = 1;
+        });
     }
 
     // ---- bodies ------------------------------------------------------------------------------
@@ -439,6 +497,7 @@ public:
         std::swap(vtemp_, remesh_temp_);
         std::swap(vid_, remesh_id_);
         size_derived();
+        vhas_last_.fill_zero();  // new vortons: no last rates
         remeshed_ = before - count;
         remesh_done_ = true;
     }
@@ -503,6 +562,12 @@ private:
     Buffer<int> tid_{kSpace};
     // The midpoint rule's step start (half_step).
     Buffer<dvec3> start_vpos_{kSpace}, start_omega_{kSpace}, start_tpos_{kSpace};
+    // The Adams-Bashforth rule's last rates (HostState::vvel_last and the rest), their step's dt
+    // (0: none) and the zeros place() writes to a placed particle's flag.
+    Buffer<dvec3> vvel_last_{kSpace}, vrate_last_{kSpace}, tvel_last_{kSpace};
+    Buffer<int> vhas_last_{kSpace}, thas_last_{kSpace};
+    double last_dt_ = 0.0;
+    std::vector<int> no_last_;
     VortexInCell<Exec> vic_;
     DirectSum<Exec> direct_;  // the direct sum's float sources, kept between steps
     bool direct_ready_ = false;

@@ -21,8 +21,9 @@ const std::vector<StageInfo>& VortexSolver::stages() const {
         {"buoyancy", "series parts 8 and 10: D omega/Dt = (g x grad T)/T, heat diffusion"},
         {"half_step", "midpoint rule (Hairer et al. II.1): x, omega advanced dt/2 with the first rates"},
         {"midpoint_velocity", "midpoint rule: u, grad u again at the half step"},
-        {"stretch", "series part 3: d omega/dt = (omega . grad) u + nu lap omega, from the step's start"},
-        {"advect", "series part 3: x += dt u, from the step's start"},
+        {"stretch", "series part 3: d omega/dt = (omega . grad) u + nu lap omega, from the step's start "
+                    "(Adams-Bashforth: with the last step's rate, Hairer et al. III.5)"},
+        {"advect", "series part 3: x += dt u, from the step's start (Adams-Bashforth: u with the last step's)"},
         {"collide", "vortex article: SolveBoundaryConditions, CollideVortonsSlice, CollideTracersSlice"},
         {"bodies", "series part 4: bodies take the fluid's impulse"},
         {"remesh", "vortons re-created on the grid (optional)"},
@@ -260,7 +261,7 @@ void VortexSolver::check_growth(const Sums& s, bool remeshed, const std::string&
                                          : "enstrophy " + std::to_string(s.enstrophy) + " m^3/s^2";
     const std::string was = energy_grew ? std::to_string(reference_energy_) + " J"
                                         : std::to_string(reference_enstrophy_) + " m^3/s^2";
-    const std::string integrator = s_.integrator == kEuler ? "integrator midpoint, " : "";
+    const std::string integrator = s_.integrator != kMidpoint ? "integrator midpoint, " : "";
     // Two causes look alike here: a time step that grows the flow's waves, and vortons whose
     // vorticity has drifted off the field they stand for (rings that tangle after many passes;
     // a smaller dt does not help there, relaxation does: README, the vortex solver).
