@@ -336,7 +336,7 @@ FS_HDI void tracer_sum(const Sources& s, float xf, float yf, float zf, double u[
 
 #if defined(FS_DIRECT_AVX2)
 // Subnormal results flushed to zero and subnormal operands read as zero (the MXCSR's FTZ and DAZ
-// bits) while a wide sum runs, on the calling thread, restored after: products of small
+// bits) while a sum runs on the CPU, on the calling thread, restored after: products of small
 // strengths and far kernels fall below float's normal range where to_float's inputs do not, and
 // the CPU computes each such lane in microcode. The caller's own floating-point state is left as
 // it was; every call sets it the same, so the sums stay the same bits on any thread count.
@@ -373,6 +373,17 @@ __attribute__((target("avx512f"), flatten)) inline void tracer_sum_avx512(const 
                                                                            double u[3]) {
     const FlushSubnormals flush;
     tracer_sum<Lane16>(s, x, y, z, u);
+}
+// The one-lane sums on the CPU (hosts without AVX2, and the tests' comparisons), likewise.
+template <bool kCurl>
+inline void vorton_sums_lane1(const Sources& s, float x, float y, float z, float wx, float wy, float wz, float si,
+                              bool pse, VortonSums& out) {
+    const FlushSubnormals flush;
+    vorton_sums<Lane1, kCurl>(s, x, y, z, wx, wy, wz, si, pse, out);
+}
+inline void tracer_sum_lane1(const Sources& s, float x, float y, float z, double u[3]) {
+    const FlushSubnormals flush;
+    tracer_sum<Lane1>(s, x, y, z, u);
 }
 // The widest lanes this host has: 16, 8 or 1.
 inline int host_lanes() {
@@ -493,12 +504,16 @@ public:
                 vorton_sums_avx2<true>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
             else if (lanes == 8)
                 vorton_sums_avx2<false>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
+            else if (want_curl)
+                vorton_sums_lane1<true>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
             else
+                vorton_sums_lane1<false>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
+#else
+            if (want_curl)
+                vorton_sums<Lane1, true>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
+            else
+                vorton_sums<Lane1, false>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
 #endif
-                if (want_curl)
-                    vorton_sums<Lane1, true>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
-                else
-                    vorton_sums<Lane1, false>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
             (void)lanes;
             const VortonResult r = finish(m, w, nu);
             vel[i] = r.u;
@@ -548,8 +563,10 @@ public:
             else if (lanes == 8)
                 tracer_sum_avx2(s, float(x.x), float(x.y), float(x.z), u);
             else
+                tracer_sum_lane1(s, float(x.x), float(x.y), float(x.z), u);
+#else
+            tracer_sum<Lane1>(s, float(x.x), float(x.y), float(x.z), u);
 #endif
-                tracer_sum<Lane1>(s, float(x.x), float(x.y), float(x.z), u);
             (void)lanes;
             tvel[i] = (1.0 / (4.0 * kPi)) * dvec3(u[0], u[1], u[2]);
         });
