@@ -113,12 +113,15 @@ FS_HDI dvec3 vorticity_rate(dvec3 w, dvec3 classical, dvec3 diffuse, dvec3 curl,
 // before = -r/2 with r = dt / last_dt, the last step's dt. Second order with one evaluation of
 // the rates a step. Its error grows an oscillation of frequency w by (w dt)^4 / 4 a step, the
 // midpoint rule's by (w dt)^4 / 8 for two evaluations: at the same cost (AB2 at dt / 2) four
-// times less. Without a last step (last_dt = 0) it is explicit Euler: now = 1, before = 0.
+// times less. Without a last step (last_dt = 0) it is explicit Euler: now = 1, before = 0; and
+// likewise for a step more than three times the last (the CFL bound relaxing after a spike of
+// speed, the dt slider), whose weights would extrapolate the rates' change over the short last
+// step (a collision's, an emission's) by more than r / 2 = 1.5 times: Euler restarts the rule.
 struct Ab2Weights {
     double now = 1.0, before = 0.0;
 };
 FS_HDI Ab2Weights ab2_weights(double dt, double last_dt) {
-    if (!(last_dt > 0.0)) return {};
+    if (!(last_dt > 0.0) || dt > 3.0 * last_dt) return {};
     const double r = dt / last_dt;
     return {1.0 + 0.5 * r, -0.5 * r};
 }
