@@ -2,6 +2,7 @@
 // --set style overrides, and running stages up to a given one.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,12 @@ namespace vortex_test {
 
 inline void set(fs::vortex::VortexSolver& s, const std::string& name, const std::string& value) {
     s.params().at(name).set_text(value);
+}
+// A real parameter to all its digits (std::to_string keeps six decimals: dt = 1/30 s became 0.033333).
+inline void set(fs::vortex::VortexSolver& s, const std::string& name, double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    set(s, name, std::string(text));
 }
 
 // A scene from scenes/ with `sets` applied as --set would, then reset.

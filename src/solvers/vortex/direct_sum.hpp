@@ -374,17 +374,6 @@ __attribute__((target("avx512f"), flatten)) inline void tracer_sum_avx512(const 
     const FlushSubnormals flush;
     tracer_sum<Lane16>(s, x, y, z, u);
 }
-// The one-lane sums on the CPU (hosts without AVX2, and the tests' comparisons), likewise.
-template <bool kCurl>
-inline void vorton_sums_lane1(const Sources& s, float x, float y, float z, float wx, float wy, float wz, float si,
-                              bool pse, VortonSums& out) {
-    const FlushSubnormals flush;
-    vorton_sums<Lane1, kCurl>(s, x, y, z, wx, wy, wz, si, pse, out);
-}
-inline void tracer_sum_lane1(const Sources& s, float x, float y, float z, double u[3]) {
-    const FlushSubnormals flush;
-    tracer_sum<Lane1>(s, x, y, z, u);
-}
 // The widest lanes this host has: 16, 8 or 1.
 inline int host_lanes() {
     if (__builtin_cpu_supports("avx512f")) return 16;
@@ -392,6 +381,23 @@ inline int host_lanes() {
     return 1;
 }
 #endif
+#if !defined(FS_DIRECT_AVX2)
+// No MXCSR to set: the GPU (whose float arithmetic takes subnormals at full speed) and hosts
+// other than x86-64 with GCC.
+struct FlushSubnormals {};
+#endif
+// The one-lane sums (the GPU, hosts without AVX2, the tests' comparisons), with FTZ/DAZ on the CPU
+// as the wide ones.
+template <bool kCurl>
+FS_HDI void vorton_sums_lane1(const Sources& s, float x, float y, float z, float wx, float wy, float wz, float si,
+                              bool pse, VortonSums& out) {
+    [[maybe_unused]] const FlushSubnormals flush{};
+    vorton_sums<Lane1, kCurl>(s, x, y, z, wx, wy, wz, si, pse, out);
+}
+FS_HDI void tracer_sum_lane1(const Sources& s, float x, float y, float z, double u[3]) {
+    [[maybe_unused]] const FlushSubnormals flush{};
+    tracer_sum<Lane1>(s, x, y, z, u);
+}
 
 // The vorton's velocity, potential, stretching and diffusion from its sums (the constants of
 // kernel_terms and pse_term).
@@ -504,16 +510,12 @@ public:
                 vorton_sums_avx2<true>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
             else if (lanes == 8)
                 vorton_sums_avx2<false>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
-            else if (want_curl)
-                vorton_sums_lane1<true>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
             else
-                vorton_sums_lane1<false>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
-#else
-            if (want_curl)
-                vorton_sums<Lane1, true>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
-            else
-                vorton_sums<Lane1, false>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
 #endif
+                if (want_curl)
+                    vorton_sums_lane1<true>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
+                else
+                    vorton_sums_lane1<false>(s, xf, yf, zf, wx, wy, wz, sf, pse, m);
             (void)lanes;
             const VortonResult r = finish(m, w, nu);
             vel[i] = r.u;
@@ -563,10 +565,8 @@ public:
             else if (lanes == 8)
                 tracer_sum_avx2(s, float(x.x), float(x.y), float(x.z), u);
             else
-                tracer_sum_lane1(s, float(x.x), float(x.y), float(x.z), u);
-#else
-            tracer_sum<Lane1>(s, float(x.x), float(x.y), float(x.z), u);
 #endif
+                tracer_sum_lane1(s, float(x.x), float(x.y), float(x.z), u);
             (void)lanes;
             tvel[i] = (1.0 / (4.0 * kPi)) * dvec3(u[0], u[1], u[2]);
         });
