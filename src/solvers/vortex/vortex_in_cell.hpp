@@ -186,13 +186,13 @@ public:
         });
         built_ = true;
         if (!solve) return;
-        // The turning bodies' own vorticity (BodyShape::held, add_held), spread evenly over the
-        // nodes inside each so that the grid holds all of it, like the vortons' (spread above),
+        // The turning polytopes' own vorticity (BodyShape::held; a sphere's joins the velocity by
+        // add_held's formula instead, held_by_formula), spread evenly over the nodes inside each,
         // for the Poisson solve only: the solve reads a copy of the grid with it added, so the
         // diffusion term (lap omega) and the remesh see the fluid's vorticity alone, bit for bit.
         const double* source = w.data;
         for (int b = 0; b < static_cast<int>(bodies.size()); ++b) {
-            if (bodies[b].kind == kNoBody || glm::length(bodies[b].held) == 0.0) continue;
+            if (bodies[b].kind == kNoBody || glm::length(bodies[b].held) == 0.0 || held_by_formula(bodies[b])) continue;
             auto inside = [g, body_view, b] FS_HD(int nd) {
                 int i, j, k;
                 g.node_ijk(nd, i, j, k);

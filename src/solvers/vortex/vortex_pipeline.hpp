@@ -149,16 +149,20 @@ public:
         if (build || first) vic_.invalidate();
         direct_ready_ = false;
         if (build) build_grid(c, true, heat);
-        if (c.velocity_method == kGrid && vic_.built())
+        const bool vortons_by_grid = c.velocity_method == kGrid && vic_.built();
+        if (vortons_by_grid)
             vic_.interpolate_to_vortons(exec_, c, vpos_.cview(), omega_.cview(), vvel_.view(), stretch_.view(),
                                         diffuse_.view(), vpsi_.view(), curl_view(c));
         else
             vortons_direct(c);
+        held_at_vortons(c, vortons_by_grid);
         if (tracers() > 0) {
-            if (c.tracer_method == kGrid && vic_.built())
+            const bool tracers_by_grid = c.tracer_method == kGrid && vic_.built();
+            if (tracers_by_grid)
                 vic_.interpolate_to_tracers(exec_, tpos_.cview(), tvel_.view());
             else
                 tracers_direct(c);
+            held_at_tracers(tracers_by_grid);
         }
     }
 
@@ -176,9 +180,18 @@ public:
         prepare_direct(c);
         direct_.vortons(exec_, vpos_.cview(), omega_.cview(), radius_.cview(), c.viscosity, vvel_.view(),
                         stretch_.view(), diffuse_.view(), vpsi_.view(), curl_view(c));
-        // The turning bodies' own vorticity, which no vorton carries (add_held; on the grid it is
-        // spread on the nodes inside each body).
-        if (!any_held()) return;
+    }
+
+    void tracers_direct(const Config& c) {
+        prepare_direct(c);
+        direct_.tracers(exec_, tpos_.cview(), tvel_.view());
+    }
+
+    // The turning bodies' own vorticity, which no vorton carries (add_held): added to what the
+    // direct sum gives for every body, to what the grid gives for the bodies whose part the grid
+    // does not hold (held_by_formula; the others' is spread on the nodes inside them).
+    void held_at_vortons(const Config& c, bool by_grid) {
+        if (!any_held(by_grid)) return;
         auto bodies = collisions_.bodies();
         auto pos = vpos_.cview();
         auto om = omega_.cview();
@@ -189,31 +202,31 @@ public:
         const bool want_curl = wants_curl(c);
         exec_.parallel_for(vortons(), FS_LAMBDA(int i) {
             Induced acc;
-            for (int b = 0; b < bodies.size; ++b) add_held(acc, bodies[b], pos[i], om[i], true, want_curl);
+            for (int b = 0; b < bodies.size; ++b)
+                if (!by_grid || held_by_formula(bodies[b])) add_held(acc, bodies[b], pos[i], om[i], true, want_curl);
             vel[i] += acc.u;
             str[i] += acc.stretch;
             psi[i] += acc.psi;
             if (want_curl) crl[i] += acc.curl;
         });
     }
-
-    void tracers_direct(const Config& c) {
-        prepare_direct(c);
-        direct_.tracers(exec_, tpos_.cview(), tvel_.view());
-        if (!any_held()) return;
+    void held_at_tracers(bool by_grid) {
+        if (!any_held(by_grid)) return;
         auto bodies = collisions_.bodies();
         auto pos = tpos_.cview();
         auto vel = tvel_.view();
         exec_.parallel_for(tracers(), FS_LAMBDA(int i) {
             Induced acc;
-            for (int b = 0; b < bodies.size; ++b) add_held(acc, bodies[b], pos[i], dvec3(0.0), false);
+            for (int b = 0; b < bodies.size; ++b)
+                if (!by_grid || held_by_formula(bodies[b])) add_held(acc, bodies[b], pos[i], dvec3(0.0), false);
             vel[i] += acc.u;
         });
     }
 
-    bool any_held() const {
+    // Whether any body's own vorticity is owed by formula (held_at_vortons).
+    bool any_held(bool by_grid) const {
         for (const BodyShape& b : collisions_.host_bodies())
-            if (b.kind != kNoBody && glm::length(b.held) > 0.0) return true;
+            if (b.kind != kNoBody && glm::length(b.held) > 0.0 && (!by_grid || held_by_formula(b))) return true;
         return false;
     }
 
