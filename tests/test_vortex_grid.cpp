@@ -438,4 +438,3 @@ TEST(VortexGridFidelity, ASpinningSpheresGridVelocityConvergesToTheDirectSum) {
     EXPECT_LT(all[2], 0.5 * all[1]);  // converging (1.9% at h = sigma)
     EXPECT_LT(wall[2], 0.5 * wall[1]);
 }
-
