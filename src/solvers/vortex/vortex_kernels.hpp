@@ -292,7 +292,7 @@ FS_HDI void add_held(Induced& acc, const BodyShape& b, dvec3 x, dvec3 w, bool wa
 // vorticity joins it by add_held's formula (true) or spread over the grid's nodes inside the body
 // (vortex_in_cell.hpp). The formula is exact for a sphere, and the grid's version of it is not:
 // the solve smooths it by the vortons' core, which at the Magnus scene's wall layer (a core
-// radius off the surface) left the grid's velocity 12-18% RMS off the direct sum's however fine
+// radius off the surface) left the grid's velocity 12-16% RMS off the direct sum's however fine
 // the grid (tests/test_vortex_grid.cpp). A polytope keeps the spreading, which follows its shape
 // where add_held's ball of equal volume does not.
 FS_HDI bool held_by_formula(const BodyShape& b) { return b.kind == kSphere; }
