@@ -301,7 +301,18 @@ void VortexSolver::move_bodies() {
         BodyState& st = bodies_[k];
         if (!st.active) continue;
         st.received = k < static_cast<int>(ex.size()) ? ex[k] : Exchange{};
-        st.spin_met = st.angular_velocity;  // what the collide stage just met
+        // The force on a body is -rho dI/dt + rho d/dt of the integral of u over the body's own
+        // volume (Wu 1981, eq. 2.1; Saffman 1992, 3.4; for a translating body rho V dU/dt): I
+        // is the impulse of the fluid's vorticity, the layer that cancels the slip included,
+        // and that layer makes the body's inside move with it too, so its impulse counts
+        // rho V U that no fluid carries. The collide passes hand over -Delta I alone; without
+        // this term a sphere's added mass was (1 + k) rho V instead of k rho V. The velocity
+        // change is the one the collide stage's layer answered (what it met now against what
+        // it met the step before), so the two terms pair up within the step. Rotation about
+        // the centroid moves no volume on balance: no linear term from it.
+        st.received.linear += s_.fluid_density * st.volume * (st.velocity - st.velocity_met);
+        st.velocity_met = st.velocity;      // what the collide stage just met
+        st.spin_met = st.angular_velocity;  // likewise
         const BodySettings& b = s_.bodies[k];
         const dvec3 v(b.velocity[0], b.velocity[1], b.velocity[2]);
         const dvec3 amp(b.path_amplitude[0], b.path_amplitude[1], b.path_amplitude[2]);

@@ -286,7 +286,7 @@ struct BodyBlob {
     dmat3 orientation;
     dvec3 velocity, angular_velocity;
     dvec3 force, torque;
-    dvec3 spin_met;
+    dvec3 spin_met, velocity_met;
 };
 }  // namespace
 
@@ -299,7 +299,8 @@ void VortexSolver::save_extra(std::vector<char>& out) const {
     blob::put(out, std::vector<long long>{emitted_vortons_, emitted_tracers_, next_vorton_id_, next_tracer_id_,
                                           reference_step_});
     std::vector<BodyBlob> bodies;
-    for (const BodyState& b : bodies_) bodies.push_back({b.position, b.home, b.orientation, b.velocity, b.angular_velocity, b.force, b.torque, b.spin_met});
+    for (const BodyState& b : bodies_) bodies.push_back({b.position, b.home, b.orientation, b.velocity, b.angular_velocity, b.force, b.torque, b.spin_met,
+                                                 b.velocity_met});
     blob::put(out, bodies);
 }
 
@@ -331,6 +332,7 @@ void VortexSolver::load_extra(const std::vector<char>& in, std::size_t& at) {
         bodies_[k].force = bodies[k].force;
         bodies_[k].torque = bodies[k].torque;
         bodies_[k].spin_met = bodies[k].spin_met;
+        bodies_[k].velocity_met = bodies[k].velocity_met;
     }
 }
 

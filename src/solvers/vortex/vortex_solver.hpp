@@ -120,6 +120,9 @@ struct BodyState {
     // The angular velocity the fluid last met it with (the collide stage's): a turn faster than
     // that owes the fluid -2 V (Omega - spin_met) of vorticity (BodyShape::kelvin).
     dvec3 spin_met{0.0};
+    // The velocity the fluid last met it with: rho V times its change joins the fluid's
+    // hand-over (move_bodies, Wu 1981). Zero at the start, where the fluid has not met the body.
+    dvec3 velocity_met{0.0};
     // A user-given shape's centroid in the coordinates its planes or vertices are given in:
     // build_bodies moves the body's origin there, so position = bodyN_position + centroid.
     dvec3 centroid{0.0};
