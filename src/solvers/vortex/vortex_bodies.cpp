@@ -123,12 +123,14 @@ void VortexSolver::build_bodies() {
             st.volume = 4.0 / 3.0 * kPi * st.radius * st.radius * st.radius;
             st.mass = b.density * st.volume;
             st.inertia_body = dmat3(0.4 * st.mass * st.radius * st.radius);
+            st.volume_inertia = dmat3(0.4 * st.volume * st.radius * st.radius);
         } else {
             st.mesh = mesh_of(st.poly);
             const MassProperties mp = mass_properties(st.mesh, b.density);
             st.volume = mp.volume;
             st.mass = mp.mass;
             st.inertia_body = mp.inertia;
+            st.volume_inertia = mp.inertia / b.density;
             centroid = mp.centroid;
             // User-given shapes: the body's origin moves to the centroid (it turns about it).
             if (glm::length(centroid) > 1e-12) {
@@ -301,16 +303,35 @@ void VortexSolver::move_bodies() {
         BodyState& st = bodies_[k];
         if (!st.active) continue;
         st.received = k < static_cast<int>(ex.size()) ? ex[k] : Exchange{};
-        // The force on a body is -rho dI/dt + rho d/dt of the integral of u over the body's own
-        // volume (Wu 1981, eq. 2.1; Saffman 1992, 3.4; for a translating body rho V dU/dt): I
-        // is the impulse of the fluid's vorticity, the layer that cancels the slip included,
-        // and that layer makes the body's inside move with it too, so its impulse counts
-        // rho V U that no fluid carries. The collide passes hand over -Delta I alone; without
-        // this term a sphere's added mass was (1 + k) rho V instead of k rho V. The velocity
-        // change is the one the collide stage's layer answered (what it met now against what
-        // it met the step before), so the two terms pair up within the step. Rotation about
-        // the centroid moves no volume on balance: no linear term from it.
-        st.received.linear += s_.fluid_density * st.volume * (st.velocity - st.velocity_met);
+        // The force and torque on a body are -d/dt of the impulse and angular impulse of the
+        // whole vorticity field, the body's inside taken as fluid in its rigid motion, plus rho
+        // d/dt of the integrals of u and x x u over the body's own volume (Wu 1981, eq. 2.1 and
+        // 3.3; Saffman 1992, 3.4): the fluid's momentum is the whole field's impulse less the
+        // body's volume's. The collide passes hand over the change of the vortons' impulse; here
+        // the rest of it joins them, for the velocity and spin the collide stage just met against
+        // those it met the step before (dU, dOmega), so that each pairs with the layer's answer:
+        //  - the body's own volume, rho V dU and, about the centroid, rho J dOmega (J the inertia
+        //    tensor of the body's volume): the layer that cancels the slip moves the body's inside
+        //    too; without it a sphere's added mass was (1 + k) rho V instead of k rho V;
+        //  - the vorticity 2 dOmega that a change of spin puts inside the body, which Kelvin's
+        //    -2 V dOmega on the vortons (BodyShape::kelvin) balances: a linear impulse
+        //    (rho/2) x x omega over the volume, rho V c x dOmega, and an angular one about the
+        //    origin, (rho/3) x x (x x omega), (rho/3)(2 V c x (c x dOmega) - 2 J dOmega). Without
+        //    this pair's inside half, the vortons' half was the whole exchange, and it depended
+        //    on where the body stood: a sphere set spinning in place at x = -1.2 m was pushed
+        //    1.13 kg m/s sideways and spun up by the fluid (0.376 kg m^2/s along its spin; at the
+        //    origin, held back by 0.076), which ran light spinning bodies away.
+        // About the centroid c, an angular impulse about the origin less c x (its linear one).
+        {
+            const double rho = s_.fluid_density, vol = st.volume;
+            const dvec3 c = st.position, du = st.velocity - st.velocity_met, dw = st.angular_velocity - st.spin_met;
+            const dmat3 j = st.orientation * st.volume_inertia * glm::transpose(st.orientation);
+            const dvec3 inside_linear = rho * vol * glm::cross(c, dw);
+            const dvec3 inside_angular =
+                rho / 3.0 * (2.0 * vol * glm::cross(c, glm::cross(c, dw)) - 2.0 * (j * dw));
+            st.received.linear += rho * vol * du - inside_linear;
+            st.received.angular += rho * (j * dw) - inside_angular + glm::cross(c, inside_linear);
+        }
         st.velocity_met = st.velocity;      // what the collide stage just met
         st.spin_met = st.angular_velocity;  // likewise
         const BodySettings& b = s_.bodies[k];

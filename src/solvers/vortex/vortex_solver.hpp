@@ -109,6 +109,7 @@ struct BodyState {
     double temperature = 0.0;
     double mass = 0.0, volume = 0.0;
     dmat3 inertia_body{1.0};  // about the centroid, body axes
+    dmat3 volume_inertia{0.0};  // the same for density 1: the body's volume's (move_bodies)
     bool dynamic = false;
     Exchange received;        // in the last step
     // The force and torque (about the centroid) the fluid exerts, received / dt in a running
