@@ -856,41 +856,47 @@ TEST(VortexBodies, ABodyAndTheFluidTogetherGainOnlyWeightLessBuoyancy) {
 
 // The added mass of the falling sphere in units of rho V, k = ((m - rho V) g / a - m) / (rho V)
 // from its mean acceleration a over steps 1-10 (0.15 s, slow enough that drag is below 1% of
-// the weight), the Magnus scene's fluid at lattice spacing h (core radius h / 2), no remesh.
-double added_mass_coefficient(double spacing, int grid_cells) {
+// the weight), the Magnus scene's fluid at lattice spacing h, no remesh; and the added mass the
+// wall-layer model gives the same sphere: the fluid within d = boundary_thickness core radii of
+// the surface moves with it, a sphere of radius R' = R + d whose added mass (1/2) rho V' and
+// carried fluid rho (V' - V) make k = (3/2)(R'/R)^3 - 1.
+struct AddedMass {
+    double measured, model;
+};
+AddedMass added_mass(double spacing, int grid_cells) {
     VortexSolver s;
     load(s, "vortex_magnus.json",
          {"tracers=0", "remesh_every=0", "body1_motion=dynamic", "body1_velocity=0,0,0", "body1_spin=0,0,0",
           "body1_density=50", "gravity=9.81", "max_vortons=80000", "vorton_spacing=" + std::to_string(spacing),
           "grid_cells=" + std::to_string(grid_cells)});
+    const vx::Config c = s.config();
     const vx::BodyState& b = s.bodies()[0];
+    const double sigma = s.state().radius.at(0);  // the block's cores: core_overlap x spacing
     s.step();
     const double v1 = b.velocity.y, t1 = s.time();
     for (int k = 2; k <= 10; ++k) s.step();
     const double a = -(b.velocity.y - v1) / (s.time() - t1);
-    const double rho_v = s.config().fluid_density * b.volume;
-    return ((b.mass - rho_v) * 9.81 / a - b.mass) / rho_v;
+    const double rho_v = c.fluid_density * b.volume;
+    return {((b.mass - rho_v) * 9.81 / a - b.mass) / rho_v,
+            1.5 * std::pow(1.0 + c.boundary_thickness * sigma / b.radius, 3) - 1.0};
 }
 
 TEST(VortexBodies, ASpheresAddedMassIsThatOfItsWallLayerAndFallsTowardPotentialFlows) {
     // Potential flow gives a sphere the added mass k rho V with k = 1/2 (Lamb, "Hydrodynamics",
     // sec. 92). Here the vortons that cancel the slip are those within boundary_thickness core
-    // radii of the surface (1.2 sigma), so the fluid within d = 1.2 sigma moves with the sphere:
-    // a sphere of radius R' = R + d, whose added mass (1/2) rho V' and carried fluid
-    // rho (V' - V) make k = (3/2)(R'/R)^3 - 1. Measured: 2.02 at the scene's spacing (sigma =
-    // 0.05 m; the model 1.86), 1.08 at half of it (the model 1.11); k - 1/2 falls with d, to
-    // 1/2 as the layer thins. Without Wu's body-volume term (move_bodies) every k is one more
-    // (3.02, 2.08) and both the model and the fall fail.
-    const double R = 0.25;
-    const double coarse = added_mass_coefficient(0.1, 48), fine = added_mass_coefficient(0.05, 100);
-    auto model = [&](double sigma) { return 1.5 * std::pow(1.0 + 1.2 * sigma / R, 3) - 1.0; };
+    // radii of the surface (1.2 sigma), so the sphere's added mass is that of the wall-layer
+    // model (added_mass). Measured: 2.02 at the scene's spacing (sigma = 0.05 m; the model
+    // 1.86), 1.08 at half of it (the model 1.11); k - 1/2 falls with d, to 1/2 as the layer
+    // thins. Without Wu's body-volume term (move_bodies) every k is one more (3.05, 2.06) and
+    // both the model and the fall fail.
+    const AddedMass coarse = added_mass(0.1, 48), fine = added_mass(0.05, 100);
     std::printf("sphere's added mass: k = %.3f at h = 0.1 (model %.3f), %.3f at h = 0.05 (model %.3f); "
                 "potential flow 0.5\n",
-                coarse, model(0.05), fine, model(0.025));
-    EXPECT_NEAR(coarse, model(0.05), 0.15 * model(0.05));
-    EXPECT_NEAR(fine, model(0.025), 0.15 * model(0.025));
-    EXPECT_LT(fine - 0.5, 0.6 * (coarse - 0.5));
-    EXPECT_GT(fine, 0.5);
+                coarse.measured, coarse.model, fine.measured, fine.model);
+    EXPECT_NEAR(coarse.measured, coarse.model, 0.15 * coarse.model);
+    EXPECT_NEAR(fine.measured, fine.model, 0.15 * fine.model);
+    EXPECT_LT(fine.measured - 0.5, 0.6 * (coarse.measured - 0.5));
+    EXPECT_GT(fine.measured, 0.5);
 }
 
 // Sum of the sideways (y) impulse the sphere of the Magnus scene receives over `steps`.

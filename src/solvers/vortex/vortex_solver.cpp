@@ -299,8 +299,9 @@ void VortexSolver::save_extra(std::vector<char>& out) const {
     blob::put(out, std::vector<long long>{emitted_vortons_, emitted_tracers_, next_vorton_id_, next_tracer_id_,
                                           reference_step_});
     std::vector<BodyBlob> bodies;
-    for (const BodyState& b : bodies_) bodies.push_back({b.position, b.home, b.orientation, b.velocity, b.angular_velocity, b.force, b.torque, b.spin_met,
-                                                 b.velocity_met});
+    for (const BodyState& b : bodies_)
+        bodies.push_back({b.position, b.home, b.orientation, b.velocity, b.angular_velocity, b.force, b.torque,
+                          b.spin_met, b.velocity_met});
     blob::put(out, bodies);
 }
 
