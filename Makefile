@@ -7,12 +7,19 @@
 #   make test-sanitize  the test suite built with AddressSanitizer + UBSan (CPU backend)
 #   make fuzz       the scene loader's libFuzzer target (clang), run for FUZZ_SECONDS
 # Variables: BUILD_DIR (build), BUILD_TYPE (Release), CMAKE_ARGS (extra -D options), JOBS,
-# SANITIZE_DIR (build-sanitize), SANITIZE_EXCLUDE, FUZZ_DIR (build-fuzz), FUZZ_SECONDS (60).
+# CUDA_ARCHS (empty: the release list of CMakeLists.txt; CI builds one), SANITIZE_DIR
+# (build-sanitize), SANITIZE_EXCLUDE, FUZZ_DIR (build-fuzz), FUZZ_SECONDS (60).
+# Every build goes through ccache when it is installed (make deps installs it): a second build of
+# the same sources, in any of the build folders, takes its objects from the cache.
 
 BUILD_DIR  ?= build
 BUILD_TYPE ?= Release
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
+CUDA_ARCHS ?=
+LAUNCHER    = $(if $(shell command -v ccache),-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+export CCACHE_BASEDIR := $(CURDIR)
+CONFIG_ARGS = $(LAUNCHER) $(if $(CUDA_ARCHS),-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCHS)) $(CMAKE_ARGS)
 SANITIZE_DIR ?= build-sanitize
 FUZZ_DIR     ?= build-fuzz
 FUZZ_SECONDS ?= 60
@@ -29,7 +36,7 @@ deps:
 	@third_party/install-deps.sh
 
 $(BUILD_DIR)/build.ninja: | deps
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CONFIG_ARGS)
 
 configure: $(BUILD_DIR)/build.ninja
 
@@ -46,7 +53,7 @@ test: build
 # window's tests run without LeakSanitizer: SDL2 (its D-Bus connection) and Mesa keep allocations
 # until exit, in frames without frame pointers that it cannot attribute; ASan and UBSan stay on.
 test-sanitize: deps
-	cmake --preset sanitize -B $(SANITIZE_DIR)
+	cmake --preset sanitize -B $(SANITIZE_DIR) $(LAUNCHER)
 	cmake --build $(SANITIZE_DIR) -j $(JOBS)
 	UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS) \
 		-E '^Window\.$(if $(SANITIZE_EXCLUDE),|$(SANITIZE_EXCLUDE))'
@@ -57,7 +64,7 @@ test-sanitize: deps
 # in $(FUZZ_DIR)/corpus, a crash in $(FUZZ_DIR)/crash-* (and the target fails).
 fuzz: deps
 	@third_party/install-deps.sh check
-	cmake --preset fuzz -B $(FUZZ_DIR)
+	cmake --preset fuzz -B $(FUZZ_DIR) $(LAUNCHER)
 	cmake --build $(FUZZ_DIR) --target fuzz_scene -j $(JOBS)
 	mkdir -p $(FUZZ_DIR)/corpus
 	$(FUZZ_DIR)/fuzz_scene $(FUZZ_DIR)/corpus scenes tests/bad_scenes tests/fuzz/seeds \
