@@ -1,10 +1,10 @@
 #!/bin/sh
-# Records the README's GIFs of the hands (issue: the mouse in the fluid) with the sandbox's own
+# Records the docs' GIFs of the hands (issue: the mouse in the fluid) with the sandbox's own
 # recorder, each driven by a mouse script: ./tests/screenshots/record_hands.sh [BUILD_DIR]
 # (a build with the window; default build). Needs xvfb-run and ffmpeg (make deps).
 set -e
 B=${1:-build}/fluid-sandbox
-out=$(dirname "$0")
+out=$(dirname "$0")/../../docs/img
 run() { xvfb-run -a -s '-screen 0 1600x1000x24' "$B" "$@" --size 720x450; }
 # Drag: the SPH barrier pulled up through the water (2 m/s at most).
 run sph_barrier --set drag_speed=2 --mouse 'wait 10; drag 0.7,0.3 to 0.3,0.55 over 130; wait 20' \
