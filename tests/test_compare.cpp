@@ -2,6 +2,7 @@
 // measures what it says it measures, and the bundled scenes meet their answers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <memory>
@@ -59,6 +60,12 @@ TEST(Compare, EachAppliesWhereItsAnswerHolds) {
     EXPECT_EQ(names(*open("flip_hydrostatic", {})), std::vector<std::string>{"hydrostatic"});
     EXPECT_EQ(names(*open("vortex_ring", {"ring_tracers=0"})), std::vector<std::string>{"ring_speed"});
     EXPECT_TRUE(names(*open("vortex_leapfrog", {"ring_tracers=0", "ring2_tracers=0"})).empty()) << "two rings";
+    // FLIP: Martin & Moyce's column across the whole depth of the box, against x = 0.
+    EXPECT_EQ(names(*open("flip_dam_break", {"fluid_box=0,0,0,0.2,0.4,0.4"})),
+              (std::vector<std::string>{"surge_front", "hydrostatic"}));
+    EXPECT_EQ(names(*open("flip_dam_break", {})), std::vector<std::string>{"hydrostatic"}) << "not twice as high";
+    EXPECT_EQ(names(*open("flip_dam_break", {"fluid_box=0,0,0,0.2,0.4,0.2"})), std::vector<std::string>{"hydrostatic"})
+        << "not across the whole depth";
 }
 
 TEST(Compare, FreeFallMeasuresExactlySemiImplicitEulersOwnError) {
@@ -69,6 +76,11 @@ TEST(Compare, FreeFallMeasuresExactlySemiImplicitEulersOwnError) {
     const fs::Comparison c = run(*s, 100, "free_fall");
     EXPECT_NEAR(c.deviation, 0.002 / 0.2, 1e-9);
     EXPECT_EQ(c.verdict.find("wall"), std::string::npos) << c.verdict;
+    // Over the whole fall: the gap grows linearly in t, so it is worst at the end (the headline)
+    // and half that on average over evenly spaced samples.
+    EXPECT_NEAR(c.worst, c.deviation, 1e-12);
+    EXPECT_NEAR(c.worst_at, 0.2, 1e-9);
+    EXPECT_NEAR(c.mean, c.worst / 2, 0.02 * c.worst);
     // With the walls, the first push ends the free fall and the verdict says when.
     auto walled = open("default", {"n_particles=500", "spawn_min=0.1,0.02", "spawn_max=0.9,0.05"});
     const fs::Comparison w = run(*walled, 30, "free_fall");
@@ -97,6 +109,9 @@ TEST(Compare, TanksAtRestFollowRho0GDepth) {
     EXPECT_LT(p.deviation, 0.03) << p.verdict;
 }
 
+// Martin & Moyce's times (T) of the marks, as compare.cpp holds them.
+constexpr double kMarks[] = {0.41, 0.84, 1.19, 1.43, 1.63, 1.83, 1.98, 2.20, 2.32, 2.51, 2.65, 2.83, 2.98, 3.11, 3.33};
+
 TEST(Compare, TheDamBreakFrontFollowsTheExperiment) {
     // Ten particles across the column (README, Validation: 4.2% on average at this spacing),
     // run to T = 3.4, past the experiment's last mark.
@@ -113,6 +128,11 @@ TEST(Compare, TheDamBreakFrontFollowsTheExperiment) {
     EXPECT_EQ(c.name, "surge_front");
     EXPECT_LT(c.deviation, 0.06) << c.verdict;
     EXPECT_NE(c.verdict.find("15 of its 15 marks"), std::string::npos) << c.verdict;
+    // The headline is the mean over the marks; the worst is one of the marks, and no smaller.
+    EXPECT_NEAR(c.mean, c.deviation, 1e-12);
+    EXPECT_GE(c.worst, c.mean);
+    EXPECT_NE(std::find(std::begin(kMarks), std::end(kMarks), c.worst_at), std::end(kMarks)) << c.worst_at;
+    EXPECT_NE(c.verdict.find("worst"), std::string::npos) << c.verdict;
 }
 
 TEST(Compare, HeadlessWritesTheComparisonsAndPrintsEachFigure) {
@@ -127,4 +147,7 @@ TEST(Compare, HeadlessWritesTheComparisonsAndPrintsEachFigure) {
     EXPECT_EQ(j[0]["name"], "ring_speed");
     EXPECT_EQ(j[0]["simulation"]["x"].size(), 31u);  // step 0 and every step
     EXPECT_TRUE(j[0]["deviation"].is_number());
+    EXPECT_TRUE(j[0]["mean"].is_number());
+    EXPECT_TRUE(j[0]["worst"].is_number());
+    EXPECT_GE(j[0]["worst"].get<double>(), j[0]["mean"].get<double>());
 }

@@ -18,6 +18,7 @@ namespace {
 
 using fs_test::run_program;
 using fs_test::TempDir;
+using fs_test::count_lines;
 
 std::vector<nlohmann::json> read_lines(const std::string& path) {
     std::ifstream in(path);
@@ -198,6 +199,24 @@ TEST(Headless, TheAssignmentsFlagsAreAliasesOfOurs) {
     EXPECT_EQ(cuda.status, plain.status) << cuda.output;
     const auto other = run_program("--scene euler_tutorial --device cuda:1 --headless");
     EXPECT_EQ(other.status, 2) << other.output;
+}
+
+// A mistyped bundled scene is refused in one line that names the scene it is closest to; a name
+// close to none keeps the loader's "cannot open"; --help introduces all five solvers.
+TEST(Headless, AMistypedSceneSuggestsTheBundledOneAndHelpNamesEverySolver) {
+    const auto typo = run_program("flip_dam_brake --headless --steps 1");
+    EXPECT_EQ(typo.status, 2) << typo.output;
+    EXPECT_NE(typo.output.find("flip_dam_brake: no such scene file"), std::string::npos) << typo.output;
+    EXPECT_NE(typo.output.find("did you mean 'flip_dam_break'?"), std::string::npos) << typo.output;
+    EXPECT_EQ(count_lines(typo.output), 1) << typo.output;
+    const auto far = run_program("qqqqqqqqqqqq --headless --steps 1");
+    EXPECT_EQ(far.status, 2) << far.output;
+    EXPECT_NE(far.output.find("cannot open the scene file"), std::string::npos) << far.output;
+    EXPECT_EQ(far.output.find("did you mean"), std::string::npos) << far.output;
+    const auto help = run_program("--help");
+    EXPECT_EQ(help.status, 0) << help.output;
+    for (const char* solver : {"Euler particles", "WCSPH", "PIC/FLIP", "vortex", "optimal transport"})
+        EXPECT_NE(help.output.find(solver), std::string::npos) << solver << " missing from --help";
 }
 
 // A long run on a terminal shows where it is; in a log (a pipe, a file) only the summary.

@@ -2,6 +2,7 @@
 
 #include "io/hand_script.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -34,6 +35,27 @@ std::string resolve_scene(const std::string& arg) {
         if (stdfs::exists(bundled)) return bundled;
     }
     return arg;  // the loader reports it missing
+}
+
+std::vector<std::string> bundled_scene_names() {
+    namespace stdfs = std::filesystem;
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& e : stdfs::directory_iterator(scenes_dir(), ec))
+        if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+std::optional<std::string> unknown_scene(const std::string& arg) {
+    namespace stdfs = std::filesystem;
+    std::error_code ec;
+    if (arg.empty() || arg.find('/') != std::string::npos || stdfs::exists(arg, ec)) return std::nullopt;
+    const std::string name = arg.ends_with(".json") ? arg.substr(0, arg.size() - 5) : arg;
+    const std::string guess = did_you_mean(name, bundled_scene_names());
+    if (guess.empty()) return std::nullopt;  // nothing close: the loader's "cannot open" says it
+    return arg + ": no such scene file, nor a bundled scene of that name; did you mean '" + guess +
+           "'? (--list-scenes lists the bundled scenes)";
 }
 
 // Why a file cannot be written at `path`, or nothing when it can: found before the run starts,
@@ -74,8 +96,8 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     Options o;
     std::string scene_arg, backend = "cpu";
     CLI::App app{
-        "fluid-sandbox: an interactive fluid sandbox (Euler particles, WCSPH, PIC/FLIP and vortex "
-        "particles).\nWithout --headless it opens the scene in the desktop window (press F1 "
+        "fluid-sandbox: an interactive fluid sandbox (Euler particles, WCSPH, PIC/FLIP, vortex "
+        "particles and a liquid by optimal transport).\nWithout --headless it opens the scene in the desktop window (press F1 "
         "there for the keys).",
         "fluid-sandbox"};
     app.add_option("scene,--scene", scene_arg,
@@ -266,6 +288,12 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
         o.cuda_fault = *fault;
     }
     o.scene = resolve_scene(scene_arg);
+    if (o.scene == scene_arg)
+        if (const auto why = unknown_scene(scene_arg)) {
+            std::cerr << "fluid-sandbox: " << one_line(*why) << '\n';
+            exit_code = kExitBadInput;
+            return std::nullopt;
+        }
     if (o.export_every < 1) o.export_every = 1;
     if (!o.screenshot_path.empty() && o.frames == 0 && o.seconds == 0) o.frames = 1;
     exit_code = kExitOk;

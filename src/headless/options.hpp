@@ -59,5 +59,10 @@ std::string scenes_dir();
 std::string default_scene();
 // A scene argument as given: a path, or the name of a bundled scene ("euler_gas").
 std::string resolve_scene(const std::string& arg);
+// The bundled scenes' names (the files of scenes/ without ".json"), sorted.
+std::vector<std::string> bundled_scene_names();
+// For a bare name that is neither a file nor a bundled scene but close to one: the one-line
+// error with a did-you-mean (flip_dam_brake -> flip_dam_break); nothing otherwise.
+std::optional<std::string> unknown_scene(const std::string& arg);
 
 }  // namespace fs

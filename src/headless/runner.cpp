@@ -230,25 +230,20 @@ std::unique_ptr<Solver> open_scene(const Options& o, Scene& scene) {
 }
 
 int list_scenes() {
-    namespace stdfs = std::filesystem;
-    std::vector<stdfs::path> files;
     std::error_code ec;
-    for (const auto& entry : stdfs::directory_iterator(scenes_dir(), ec))
-        if (entry.path().extension() == ".json") files.push_back(entry.path());
-    if (ec) {
+    if (!std::filesystem::is_directory(scenes_dir(), ec)) {
         std::cerr << "fluid-sandbox: " << scenes_dir() << ": cannot list the scenes folder\n";
         return kExitBadInput;
     }
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) {
+    for (const std::string& name : bundled_scene_names()) {
         std::string line;
         try {
-            const Scene s = load_scene(f.string(), solver_names());
+            const Scene s = load_scene(scenes_dir() + "/" + name + ".json", solver_names());
             line = "[" + s.solver + "] " + (s.title.empty() ? "" : s.title + ": ") + s.description;
         } catch (const SceneError& e) {
             line = std::string("(cannot be loaded: ") + e.what() + ")";
         }
-        std::printf("%-22s %s\n", f.stem().string().c_str(), line.c_str());
+        std::printf("%-22s %s\n", name.c_str(), line.c_str());
     }
     return kExitOk;
 }

@@ -51,6 +51,26 @@ std::string fmt(const char* f, double a, double b = 0, double c = 0, double d = 
     return buf;
 }
 
+// The mean and the largest of |deviation| over a comparison's whole range, the largest's place in
+// `at`; appended to the verdict as "; over the whole range: mean m%, worst w% at X = x".
+void spread(Comparison& c, const std::vector<double>& deviation, const std::vector<double>& at, const char* x_name) {
+    if (deviation.empty()) return;
+    double sum = 0, worst = -1, where = 0;
+    for (std::size_t k = 0; k < deviation.size(); ++k) {
+        const double d = std::fabs(deviation[k]);
+        sum += d;
+        if (d > worst) {
+            worst = d;
+            where = at[k];
+        }
+    }
+    c.mean = sum / static_cast<double>(deviation.size());
+    c.worst = worst;
+    c.worst_at = where;
+    c.verdict += fmt("; over the whole range: mean %.2g%%, worst %.2g%% at ", 100 * c.mean, 100 * c.worst) + x_name +
+                 fmt(" = %.3g", where);
+}
+
 // What every comparison fills alike: its names, axes, and the simulation's samples.
 Comparison heading(const char* name, const char* title, const char* source, const char* x_label,
                    const char* y_label, const std::vector<double>& x, const std::vector<double>& y, bool dots,
@@ -129,8 +149,13 @@ public:
             c.reference.y.push_back(parabola(t));
         }
         double worst = 0;
+        std::vector<double> off, at;
         for (std::size_t k = 0; k < t_.size(); ++k)
-            if (t_[k] <= free_until_) worst = std::max(worst, std::fabs(h_[k] - parabola(t_[k])));
+            if (t_[k] <= free_until_) {
+                worst = std::max(worst, std::fabs(h_[k] - parabola(t_[k])));
+                off.push_back(h_[k] - parabola(t_[k]));
+                at.push_back(t_[k]);
+            }
         const double span = free_until_ - t0_;
         if (span <= 0) {
             c.verdict = "a wall pushed at once: no free fall to compare";
@@ -142,6 +167,8 @@ public:
                         100 * c.deviation, drop) +
                     (tau_ > 0 ? fmt("; semi-implicit Euler's own g h t/2 at its step h: %.3g m)", 0.5 * g_ * tau_ * span) : ")") +
                     (free_ ? "" : fmt(", then a wall pushed at t = %.3g s", free_until_));
+        for (double& d : off) d /= drop;  // relative to the whole fall, as the headline
+        spread(c, off, at, "t");
         return c;
     }
 
@@ -165,17 +192,29 @@ private:
 constexpr double kSurgeT[] = {0.41, 0.84, 1.19, 1.43, 1.63, 1.83, 1.98, 2.20, 2.32, 2.51, 2.65, 2.83, 2.98, 3.11, 3.33};
 constexpr double kSurgeZ[] = {1.11, 1.22, 1.44, 1.67, 1.89, 2.11, 2.33, 2.56, 2.78, 3.00, 3.22, 3.44, 3.67, 3.89, 4.11};
 
+// The front is the solver's stat `front_x` (SPH: the largest x of fluid within a support radius of
+// the floor) or, where `floor_band` > 0 (FLIP, a 3D column across the whole depth), the largest x
+// of a particle within floor_band of the floor, from the positions.
 class SurgeFront final : public Comparer {
 public:
-    SurgeFront(double a, double g) : a_(a), g_(g) {}
+    SurgeFront(double a, double g, double floor_band = 0) : a_(a), g_(g), floor_band_(floor_band) {}
 
     void sample(const Solver& s) override {
-        const Stat* f = s.stats().find("front_x");
-        if (!f || f->value.empty()) return;
         const double T = s.time() * std::sqrt(2 * g_ / a_);
         if (!T_.empty() && T <= T_.back()) return;
+        double front = -1e300;
+        if (floor_band_ > 0) {
+            std::vector<double> pos;
+            s.read_field("position", pos);
+            const std::size_t dim = static_cast<std::size_t>(s.dimension());
+            for (std::size_t i = 0; i + dim <= pos.size(); i += dim)
+                if (pos[i + 1] < floor_band_) front = std::max(front, pos[i]);
+        } else if (const Stat* f = s.stats().find("front_x"); f && !f->value.empty()) {
+            front = f->value[0];
+        }
+        if (front == -1e300) return;
         T_.push_back(T);
-        Z_.push_back(f->value[0] / a_);
+        Z_.push_back(front / a_);
     }
 
     Comparison result() const override {
@@ -188,10 +227,13 @@ public:
         c.reference.y.assign(std::begin(kSurgeZ), std::end(kSurgeZ));
         double sum = 0;
         int marks = 0;
+        std::vector<double> off, marks_T;
         for (std::size_t m = 0; m < std::size(kSurgeT); ++m) {
             double z;
             if (!at(kSurgeT[m], z)) break;
             sum += std::fabs(z - kSurgeZ[m]) / kSurgeZ[m];
+            off.push_back((z - kSurgeZ[m]) / kSurgeZ[m]);
+            marks_T.push_back(kSurgeT[m]);
             ++marks;
         }
         if (marks == 0) return c;
@@ -203,6 +245,10 @@ public:
                 c.verdict += fmt("; Z = 4 at T = %.3f (experiment 3.22, %+.1f%%)", T_[k], 100 * (T_[k] / 3.22 - 1));
                 break;
             }
+        spread(c, off, marks_T, "T");
+        // Ahead or behind where it is worst: the sign the unsigned figure leaves out.
+        for (std::size_t m = 0; m < off.size(); ++m)
+            if (marks_T[m] == c.worst_at) c.verdict += off[m] > 0 ? " (ahead)" : " (behind)";
         return c;
     }
 
@@ -216,7 +262,7 @@ private:
             }
         return false;
     }
-    double a_, g_;
+    double a_, g_, floor_band_;
     std::vector<double> T_, Z_;
 };
 
@@ -281,14 +327,17 @@ public:
         c.reference.x = {0.0, deepest};
         c.reference.y = {0.0, rho_ * g_ * deepest};
         double sq = 0;
+        std::vector<double> off;
         for (std::size_t l = 0; l < depth_.size(); ++l) {
             const double e = pressure_[l] - rho_ * g_ * depth_[l];
             sq += e * e;
+            off.push_back(e / (rho_ * g_ * deepest));
         }
         c.deviation = std::sqrt(sq / depth_.size()) / (rho_ * g_ * deepest);
         c.verdict = fmt("at t = %.3g s: layer pressures off rho0 g depth by %.2f%% of the bottom pressure (RMS over "
                         "%.0f layers)",
                         time_, 100 * c.deviation, static_cast<double>(depth_.size()));
+        spread(c, off, depth_, "depth");
         return c;
     }
 
@@ -359,6 +408,18 @@ public:
         c.verdict = fmt("speed %.5f m/s against %.5f m/s (%+.2f%%) over %.3g s", speed, U, 100 * c.deviation,
                         t_.back() - t_.front()) +
                     (broken_ ? " (stopped: vortons were added or removed)" : "");
+        // The speed in each tenth of the run against U: the ring's speed wanders about the fit (the
+        // vortons' bending waves), which the fit over the whole run averages away.
+        constexpr int kWindows = 10;
+        std::vector<double> off, mid;
+        if (t_.size() > 2 * kWindows) {
+            for (int w = 0; w < kWindows; ++w) {
+                const std::size_t a = (t_.size() - 1) * w / kWindows, b = (t_.size() - 1) * (w + 1) / kWindows;
+                off.push_back((x_[b] - x_[a]) / (t_[b] - t_[a]) / U - 1);
+                mid.push_back(0.5 * (t_[a] + t_[b]));
+            }
+            spread(c, off, mid, "t");
+        }
         return c;
     }
 
@@ -468,6 +529,13 @@ public:
         c.deviation = sigma / sigma_ - 1.0;
         c.verdict = fmt("growth rate %.3f /s against %.3f /s (%+.1f%%), fitted over %.3g s of linear growth",
                         sigma, sigma_, 100 * c.deviation, t.back() - t.front());
+        // The amplitude itself against a0 cosh(sigma t) over the linear range.
+        std::vector<double> off;
+        for (std::size_t k = 0; k < t.size(); ++k) {
+            const double ref = a0 * std::cosh(sigma_ * t[k]);
+            off.push_back(ref != 0.0 ? a[k] / ref - 1.0 : 0.0);
+        }
+        spread(c, off, t, "t");
         return c;
     }
 
@@ -489,7 +557,11 @@ nlohmann::json to_json(const Comparison& c) {
     nlohmann::json j{{"name", c.name},         {"title", c.title},     {"source", c.source},
                      {"x_label", c.x_label},   {"y_label", c.y_label}, {"simulation", curve(c.simulation)},
                      {"reference", curve(c.reference)}, {"verdict", c.verdict}};
-    j["deviation"] = std::isfinite(c.deviation) ? nlohmann::json(c.deviation) : nlohmann::json(nullptr);
+    auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    j["deviation"] = number(c.deviation);
+    j["mean"] = number(c.mean);
+    j["worst"] = number(c.worst);
+    j["worst_at"] = number(c.worst_at);
     return j;
 }
 
@@ -505,6 +577,18 @@ std::vector<std::unique_ptr<Comparer>> comparers_for(const Solver& s) {
         if (box.size() == 4 && box[0] <= 1e-9 && box[1] <= 1e-9) {
             const double a = box[2] - box[0], H = box[3] - box[1];
             if (a > 0 && std::fabs(H / a - 2.0) < 0.05) out.push_back(std::make_unique<SurgeFront>(a, g));
+        }
+    }
+    if (kind == "flip" && !up.empty() && up[1] > 0.999) {
+        // The same column in 3D: against the x = 0 wall, on the floor, across the whole depth (z),
+        // so that it falls as the experiment's did; the front within one cell of the floor.
+        const std::vector<double> box = param(s, "fluid_box"), size = param(s, "domain_size");
+        const double res = param1(s, "resolution", 0);
+        if (box.size() == 6 && size.size() == 3 && res > 0 && box[0] <= 1e-9 && box[1] <= 1e-9 && box[2] <= 1e-9 &&
+            box[5] >= size[2] - 1e-9) {
+            const double a = box[3] - box[0], H = box[4] - box[1];
+            const double cell = *std::max_element(size.begin(), size.end()) / res;
+            if (a > 0 && std::fabs(H / a - 2.0) < 0.05) out.push_back(std::make_unique<SurgeFront>(a, g, cell));
         }
     }
     if ((kind == "sph" || kind == "flip") && !up.empty() && has_field(s, "pressure")) {

@@ -32,6 +32,12 @@ struct Comparison {
     std::string verdict;  // one line: the figure (empty until there is one)
     // The headline deviation (relative, signed where a sign means something); NaN until measured.
     double deviation = std::numeric_limits<double>::quiet_NaN();
+    // Over the reference's whole range (every mark, layer or sample it has, not the headline's
+    // summary): the mean and the largest relative deviation, unsigned, and where the largest is
+    // (in the x axis's unit); NaN until measured.
+    double mean = std::numeric_limits<double>::quiet_NaN();
+    double worst = std::numeric_limits<double>::quiet_NaN();
+    double worst_at = std::numeric_limits<double>::quiet_NaN();
 };
 
 nlohmann::json to_json(const Comparison& c);

@@ -271,9 +271,30 @@ void VortexSolver::check_growth(const Sums& s, bool remeshed, const std::string&
                           " times its " + was + " at step " + std::to_string(reference_step_) +
                           " with no flames or bodies to feed the flow: the time stepping has run away or the vortons "
                           "no longer resolve the flow; try " +
-                          integrator +
-                          "a smaller dt or a thicker core_radius (sigma >= 1.5 dl at dt = 1/60 s, dl the spacing of "
-                          "a ring's vortons)" + relax);
+                          integrator + wave_advice() + relax);
+}
+
+// A vortex filament's bending waves have frequencies up to about Gamma / sigma^2 (Kelvin waves of
+// wavelength near the core, Saffman 1992, 11.2), and an explicit step lets them grow unless
+// dt Gamma / sigma^2 stays under a bound. Measured under the midpoint rule over 60 s of a ring
+// (R = 1 m; docs/solvers/vortex.md, "The runaway guard"): 2.96 held and 3.33-3.40 broke, at
+// sigma from 0.05 to 0.1 m, 64 to 256 vortons a ring (sigma/dl from 0.5 to 3) and Gamma from 1 to
+// 3 m^2/s; the advice keeps a margin: dt <= 2 sigma^2 / Gamma (tested: VortexGuard.*).
+std::string VortexSolver::wave_advice() const {
+    constexpr double kWaveBound = 2.0;
+    double gamma = 0.0;
+    for (const RingSettings& ring : s_.rings)
+        if (ring.vortons > 0) gamma = std::max(gamma, std::fabs(ring.circulation));
+    if (gamma <= 0.0)
+        return "a smaller dt or a thicker core_radius (a vortex filament of circulation Gamma stays smooth for "
+               "dt <= 2 core_radius^2 / Gamma)";
+    const double sigma = s_.core_radius;
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "dt <= %.3g s or core_radius >= %.3g m (a ring's bending waves stay bounded for "
+                  "dt <= 2 core_radius^2 / Gamma; here Gamma = %.3g m^2/s, core_radius = %.3g m, dt = %.3g s)",
+                  kWaveBound * sigma * sigma / gamma, std::sqrt(s_.dt * gamma / kWaveBound), gamma, sigma, s_.dt);
+    return buf;
 }
 
 // The engine takes the bodies where they are now after every upload (reset, checkpoints, a

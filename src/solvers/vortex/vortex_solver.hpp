@@ -185,6 +185,8 @@ private:
     void emit();                                  // vortex_seeding.cpp (with do_reset)
     bool can_add_energy() const;                  //
     void check_growth(const Sums& s, bool remeshed, const std::string& step);
+    // The dt (or core) under which a vortex filament's bending waves stay bounded, as advice.
+    std::string wave_advice() const;
 
     Settings s_;
     // The drag speed (group Hands) keeps its 1 m/s default: the speed the bundled scenes'
