@@ -12,7 +12,8 @@ command runs.
        <!-- docs-test: run -->          each command must exit 0
        <!-- docs-test: run exit=2 -->   each command must exit with that status (bad input)
        <!-- docs-test: check -->        long figure commands: --steps, --frames and --warmup are
-                                        capped at 3 and --seconds at 1, so every flag, scene and
+                                        capped at 3 and --seconds at 1 (a window command without
+                                        either closes after 3 frames), so every flag, scene and
                                         parameter name is still checked; each must exit 0
    In a block, a line starting with `fluid-sandbox` or `build/fluid-sandbox` is a command (a
    trailing backslash continues it; text after an unquoted ` # ` is a comment); other lines are
@@ -35,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 
 TIMEOUT_S = 120
 MARK = re.compile(r"^\s*<!--\s*docs-test:\s*(run|check)(?:\s+exit=(\d+))?\s*-->\s*$")
@@ -117,6 +119,22 @@ def outside_code(lines):
             yield n, re.sub(r"`[^`]*`", "", line)
 
 
+def slug(heading):
+    """Python-Markdown's toc slug of a heading (its default slugify)."""
+    text = re.sub(r"`|\*\*|\[([^\]]*)\]\([^)]*\)", r"\1", heading)
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    text = re.sub(r"[^\w\s-]", "", text).strip().lower()
+    return re.sub(r"[-\s]+", "-", text)
+
+
+def anchors(path, cache={}):
+    if path not in cache:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        cache[path] = {slug(re.sub(r"^#+\s*", "", l)) for _, l in outside_code(lines) if re.match(r"^#{1,6}\s", l)}
+    return cache[path]
+
+
 def check_pages_and_links(src, failures):
     docs = os.path.join(src, "docs")
     nav = nav_pages(src)
@@ -130,12 +148,15 @@ def check_pages_and_links(src, failures):
         for n, line in outside_code(lines):
             for m in LINK.finditer(line):
                 target = m.group(1) or m.group(2)
-                if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("#"):
-                    continue  # a web address, mail, or an anchor on the same page
-                target = target.split("#")[0].split("?")[0]
+                if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):
+                    continue  # a web address or mail
+                target, _, anchor = target.partition("#")
+                file = os.path.normpath(os.path.join(os.path.dirname(path), target)) if target else path
                 links += 1
-                if not os.path.exists(os.path.normpath(os.path.join(os.path.dirname(path), target))):
+                if not os.path.exists(file):
                     failures.append(f"{rel(src, path)}:{n}: a link to {target}, which does not exist")
+                elif anchor and file.endswith(".md") and anchor not in anchors(file):
+                    failures.append(f"{rel(src, path)}:{n}: a link to {target}#{anchor}: no such heading there")
     print(f"pages: {len(pages)} in docs/, {len(nav)} in the nav; {links} relative links checked")
 
 
@@ -241,6 +262,8 @@ def run_command(cmd, binary, src, window):
     args = [binary] + args[1:]
     if cmd.mode == "check":
         args = capped(args)
+        if opens_window(args) and not any(a.split("=")[0] in ("--frames", "--seconds") for a in args):
+            args += ["--frames", "3"]  # a window left open would wait for a person
     with tempfile.TemporaryDirectory(prefix="fs-docs-") as work:
         os.symlink(os.path.join(src, "scenes"), os.path.join(work, "scenes"))
         start = time.monotonic()
@@ -253,7 +276,7 @@ def run_command(cmd, binary, src, window):
     if p.returncode != cmd.expect:
         tail = "\n".join("    " + l for l in (p.stderr or p.stdout).splitlines()[-8:])
         return False, False, (f"{cmd.page}:{cmd.line}: exit {p.returncode}, expected {cmd.expect} "
-                              f"({cmd.mode}): {cmd.text}\n{tail}")
+                              f"({cmd.mode}): {cmd.text}" + (f"\n{tail}" if tail else ""))
     return True, False, f"{took:6.1f} s  {cmd.page}:{cmd.line} [{cmd.mode}]"
 
 
