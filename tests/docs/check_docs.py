@@ -250,15 +250,15 @@ def opens_window(args):
 
 
 def run_command(cmd, binary, src, window):
-    """(passed, skipped, message)."""
+    """(passed, skipped, message, seconds)."""
     if cmd.mode == "bad-mark":
-        return False, False, f"{cmd.page}:{cmd.line}: {cmd.text}"
+        return False, False, f"{cmd.page}:{cmd.line}: {cmd.text}", 0.0
     try:
         args = shlex.split(cmd.text)
     except ValueError as e:
-        return False, False, f"{cmd.page}:{cmd.line}: cannot split the command ({e}): {cmd.text}"
+        return False, False, f"{cmd.page}:{cmd.line}: cannot split the command ({e}): {cmd.text}", 0.0
     if opens_window(args) and not window:
-        return True, True, ""
+        return True, True, "", 0.0
     args = [binary] + args[1:]
     if cmd.mode == "check":
         args = capped(args)
@@ -271,25 +271,27 @@ def run_command(cmd, binary, src, window):
             p = subprocess.run(args, cwd=work, capture_output=True, text=True, timeout=TIMEOUT_S,
                                stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
-            return False, False, f"{cmd.page}:{cmd.line}: timed out after {TIMEOUT_S} s: {cmd.text}"
+            return False, False, f"{cmd.page}:{cmd.line}: timed out after {TIMEOUT_S} s: {cmd.text}", TIMEOUT_S
         took = time.monotonic() - start
     if p.returncode != cmd.expect:
         tail = "\n".join("    " + l for l in (p.stderr or p.stdout).splitlines()[-8:])
         return False, False, (f"{cmd.page}:{cmd.line}: exit {p.returncode}, expected {cmd.expect} "
-                              f"({cmd.mode}): {cmd.text}" + (f"\n{tail}" if tail else ""))
-    return True, False, f"{took:6.1f} s  {cmd.page}:{cmd.line} [{cmd.mode}]"
+                              f"({cmd.mode}): {cmd.text}" + (f"\n{tail}" if tail else "")), took
+    return True, False, f"{took:6.1f} s  {cmd.page}:{cmd.line} [{cmd.mode}]", took
 
 
 def check_commands(binary, src, window, jobs, failures, verbose):
     commands = marked_commands(src)
     start = time.monotonic()
     ran = skipped = 0
+    times = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        for cmd, (ok, skip, msg) in zip(commands, pool.map(lambda c: run_command(c, binary, src, window), commands)):
+        for cmd, (ok, skip, msg, took) in zip(commands, pool.map(lambda c: run_command(c, binary, src, window), commands)):
             if skip:
                 skipped += 1
                 continue
             ran += 1
+            times.append((took, f"{cmd.page}:{cmd.line}"))
             if not ok:
                 failures.append(msg)
             elif verbose:
@@ -298,6 +300,9 @@ def check_commands(binary, src, window, jobs, failures, verbose):
     print(f"commands: {ran} marked commands ran ({by_mode['run']} run, {by_mode['check']} check"
           f"{f', {skipped} window commands skipped: no window' if skipped else ''}) "
           f"in {time.monotonic() - start:.1f} s")
+    slowest = sorted(times, reverse=True)[:5]
+    if slowest:
+        print("the slowest: " + ", ".join(f"{where} {took:.1f} s" for took, where in slowest))
 
 
 def main():
@@ -331,6 +336,9 @@ def main():
         print("FAIL " + f)
     print(f"docs test: {'FAILED, ' + str(len(failures)) + ' problem(s)' if failures else 'passed'} "
           f"in {time.monotonic() - start:.1f} s")
+    slowest = sorted(times, reverse=True)[:5]
+    if slowest:
+        print("the slowest: " + ", ".join(f"{where} {took:.1f} s" for took, where in slowest))
     return 1 if failures else 0
 
 
