@@ -112,7 +112,7 @@ void VortexSolver::register_params() {
                 "Rate at which each vorton's vorticity turns toward the field's own curl u at it, its magnitude kept "
                 "(Pedrizzetti 1992): holds the vortons to a divergence-free field (0: off; 18: 0.26 of the way a "
                 "step at 60 steps/s). Made for vortex filaments by the direct sum (the leapfrogging rings); on the "
-                "grid with bodies it made the total vorticity drift more, not less (README). Costs a sixth to a third "
+                "grid with bodies it made the total vorticity drift more, not less (docs: the vortex solver). Costs a sixth to a third "
                 "more in the direct sum.",
                 0, 1e3},
                &s_.relaxation);
@@ -153,7 +153,7 @@ void VortexSolver::register_params() {
                 "A turning body's own vorticity, 2 Omega over its volume, in the velocity sums (the fluid holds "
                 "the opposite, Kelvin). Without it the fluid outside a spinning body turns the wrong way and a "
                 "spinning sphere feels the Magnus force reversed; with it, the other stages' exchange with the "
-                "body is not yet counted in its force (README, the vortex solver)."},
+                "body is not yet counted in its force (docs: the vortex solver)."},
                &s_.body_vorticity);
     r.add_real({"heat_transfer_rate", "Heat transfer rate", "Bodies", "1/s",
                 "How fast a particle touching a body takes the body's temperature.", 0, 1e4},
