@@ -46,19 +46,12 @@ public:
         }
     }
     void download(HostState& s) const override {
-        pos_.copy_to_host(s.pos);
-        vel_.copy_to_host(s.vel);
-        id_.copy_to_host(s.id);
-        for (int a = 0; a < 3; ++a) affine_[a].copy_to_host(s.affine[a]);
+        download_parts(s, pos_, vel_, id_, affine_[0], affine_[1], affine_[2]);
     }
     int size() const override { return static_cast<int>(pos_.size()); }
     std::optional<FieldView> view(std::string_view name) const override {
-        const int n = size();
-        if (name == "position") return f64_view(pos_.data(), n, 3);
-        if (name == "velocity" || name == "speed") return f64_view(vel_.data(), n, 3);
-        if (name == "id") return i32_view(id_.data(), n);
-        if (name == "pressure") return f64_view(particle_pressure().data(), n, 1);
-        return std::nullopt;
+        if (name == "pressure") return f64_view(particle_pressure().data(), size(), 1);
+        return motion_view(name, pos_, vel_, id_);
     }
 
     // The pressure field: each particle's cell's p from the last solve (0 before one), gathered
