@@ -9,7 +9,7 @@
 #include <system_error>
 #include <vector>
 
-#include "headless/options.hpp"
+#include "cli/options.hpp"
 
 namespace fs {
 
