@@ -3,7 +3,7 @@
 // --list-params). The headless contract is documented in the README.
 #include <cstdio>
 
-#include "headless/options.hpp"
+#include "cli/options.hpp"
 #include "headless/runner.hpp"
 #if FS_HAVE_APP
 #include "app/app.hpp"

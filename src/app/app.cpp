@@ -6,8 +6,8 @@
 // What this file implements: the window and its OpenGL context, the frame loop, keys (Space P R
 // W A S D Q E F G B F12 V Esc F1), the mouse (the camera here, the hands in hand_input.cpp), key
 // and mouse scripts (--keys, --mouse) and runs that close themselves (--frames, --seconds,
-// --screenshot). Elsewhere: the panels (panels.cpp), the scene and cameras (scene_view.cpp),
-// screenshots and recordings (capture.cpp).
+// --screenshot). Elsewhere: the panels (panels.hpp; a file each), the scene and cameras
+// (scene_view.cpp), screenshots and recordings (capture.cpp).
 #include "app/app.hpp"
 
 #include <glad/gl.h>

@@ -2,7 +2,7 @@
 // that a SimulationHost runs on its own thread.
 #pragma once
 
-#include "headless/options.hpp"
+#include "cli/options.hpp"
 
 namespace fs {
 

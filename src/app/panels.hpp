@@ -1,5 +1,7 @@
 // Panels: the window's ImGui panels (menu bar, Simulation, Parameters, Stats, Help, the colour
-// legend, the problem box, notices), generated from the host's status and the registry.
+// legend, the problem box, notices), generated from the host's status and the registry. The frame's
+// layout is panels.cpp; each panel is defined in a file of its own (panels_menu, panels_simulation,
+// panels_parameters, panels_stats, panels_compare, panels_overlays).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,9 @@
 #include "app/view_settings.hpp"
 
 namespace fs {
+
+// The scene files in scenes_dir(), sorted: the File menu and the Simulation panel list them.
+std::vector<std::string> bundled_scenes();
 
 // What the panels ask of the window: the keys' actions (from the menus) and closing it.
 struct PanelActions {

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "core/solver.hpp"
-#include "headless/options.hpp"
+#include "cli/options.hpp"
 #include "io/scene.hpp"
 
 namespace fs {

@@ -26,6 +26,7 @@
 #include "core/blob.hpp"
 #include "core/params.hpp"
 #include "core/solver.hpp"
+#include "solvers/common/motion_fields.hpp"
 #include "solvers/common/pair_list.hpp"
 
 namespace fs {
@@ -69,6 +70,19 @@ protected:
     explicit EngineSolver(Backend backend) : Solver(backend) {}
 
     virtual void on_upload() {}
+
+    // Solver::read_field's first part for a particle solver: the engine's state as it lies (not
+    // sorted by id: every field alike, until the next step) into s, and the fields every particle
+    // solver has (position, velocity, speed, id) into out. False, out empty, for any other name:
+    // the solver's own fields, read from s.
+    bool read_particle_field(std::string_view name, HostState& s, std::vector<double>& out) const {
+        engine_->download(s);
+        out.clear();
+        if (read_motion_field(name, s.pos, s.vel, out)) return true;
+        if (name != "id") return false;
+        out.assign(s.id.begin(), s.id.end());
+        return true;
+    }
     virtual void save_extra(std::vector<char>& /*out*/) const {}
     virtual void load_extra(const std::vector<char>& /*in*/, std::size_t& /*at*/) {}
 

@@ -1,5 +1,6 @@
-// The motion fields every 2D particle solver offers, read from its host arrays: "position" and
-// "velocity" (x, y per particle, flattened) and "speed" (|v|). One reading for euler, sph and ot.
+// The motion fields every particle solver offers, read from its host arrays: "position" and
+// "velocity" (x, y[, z] per particle, flattened) and "speed" (|v|). One reading for euler, sph,
+// ot (dvec2) and flip (dvec3).
 #pragma once
 
 #include <cmath>
@@ -8,25 +9,26 @@
 
 #include <glm/glm.hpp>
 
+#include "solvers/common/motion_sums.hpp"
+
 namespace fs {
 
 // Fills `out` and returns true when `name` is one of the motion fields; false otherwise.
-inline bool read_motion_field(std::string_view name, const std::vector<glm::dvec2>& pos,
-                              const std::vector<glm::dvec2>& vel, std::vector<double>& out) {
+template <class V>
+bool read_motion_field(std::string_view name, const std::vector<V>& pos, const std::vector<V>& vel,
+                       std::vector<double>& out) {
     if (name == "position" || name == "velocity") {
-        const std::vector<glm::dvec2>& v = name == "position" ? pos : vel;
+        const std::vector<V>& v = name == "position" ? pos : vel;
         out.clear();
-        out.reserve(2 * v.size());
-        for (const glm::dvec2& p : v) {
-            out.push_back(p.x);
-            out.push_back(p.y);
-        }
+        out.reserve(V::length() * v.size());
+        for (const V& p : v)
+            for (int k = 0; k < V::length(); ++k) out.push_back(p[k]);
         return true;
     }
     if (name == "speed") {
         out.clear();
         out.reserve(vel.size());
-        for (const glm::dvec2& v : vel) out.push_back(std::sqrt(v.x * v.x + v.y * v.y));
+        for (const V& v : vel) out.push_back(std::sqrt(speed2(v)));
         return true;
     }
     return false;

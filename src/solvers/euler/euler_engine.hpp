@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/frame_pack.hpp"
+#include "solvers/common/particle_engine.hpp"
 #include "solvers/euler/euler_kernels.hpp"
 
 namespace fs::euler {
@@ -33,14 +34,9 @@ struct HostState {
     }
 };
 
-class Engine {
+// The Euler engine: a ParticleEngine (the state in and out, the fields) with its stages and checks.
+class Engine : public ParticleEngine<HostState> {
 public:
-    virtual ~Engine() = default;
-    virtual void upload(const HostState& s) = 0;
-    virtual void download(HostState& s) const = 0;
-    virtual int size() const = 0;
-    // A particle field where it lies (Solver::field_view); nullopt for fields it does not hold.
-    virtual std::optional<FieldView> view(std::string_view name) const = 0;
     virtual void run_stage(int stage, const Config& c) = 0;
     virtual Sums sums() = 0;
     // Every pair of ids (i < j) of particles close and approaching now, as the configured
@@ -48,7 +44,6 @@ public:
     virtual std::vector<std::pair<int, int>> candidate_pairs(const Config& c) = 0;
     // partner[k] chosen by the last collide stage, as array indices (-1: none).
     virtual std::vector<int> partners() const = 0;
-    virtual void synchronize() = 0;
 };
 
 std::unique_ptr<Engine> make_cpu_engine();

@@ -10,6 +10,7 @@
 #include "core/hd.hpp"
 #include "solvers/common/grid2d.hpp"
 #include "solvers/common/hands.hpp"
+#include "solvers/common/motion_sums.hpp"
 
 namespace fs::euler {
 
@@ -248,14 +249,10 @@ FS_HDI void wrap_into_box(dvec2& x) {
 }
 
 // Per-step sums for the stats; joined in a fixed order by the executors' reductions.
-struct Sums {
-    double kinetic_energy = 0.0;
-    dvec2 momentum{0.0, 0.0};
-    double max_speed2 = 0.0;
+struct Sums : MotionSums<dvec2> {
     long long pair_tests = 0;
     long long contacts = 0;
     long long matched = 0;   // particles whose collision was resolved (2 per collision)
-    long long nonfinite = 0; // particles with a NaN or Inf position or velocity
     double max_overlap = 0.0;  // deepest overlap seen by the last contact pass, over d
     double min_mass = 1e300;   // lightest particle (the soft contact's sub-step needs it)
 };
@@ -263,13 +260,10 @@ struct Sums {
 struct SumsOp {
     FS_HDI Sums operator()(const Sums& a, const Sums& b) const {
         Sums s;
-        s.kinetic_energy = a.kinetic_energy + b.kinetic_energy;
-        s.momentum = a.momentum + b.momentum;
-        s.max_speed2 = a.max_speed2 > b.max_speed2 ? a.max_speed2 : b.max_speed2;
+        s.join_motion(a, b);
         s.pair_tests = a.pair_tests + b.pair_tests;
         s.contacts = a.contacts + b.contacts;
         s.matched = a.matched + b.matched;
-        s.nonfinite = a.nonfinite + b.nonfinite;
         s.max_overlap = a.max_overlap > b.max_overlap ? a.max_overlap : b.max_overlap;
         s.min_mass = a.min_mass < b.min_mass ? a.min_mass : b.min_mass;
         return s;

@@ -24,10 +24,7 @@ public:
     static constexpr MemorySpace kSpace = Exec::space;
 
     void upload(const HostState& s) override {
-        pos_.copy_from_host(s.pos);
-        vel_.copy_from_host(s.vel);
-        mass_.copy_from_host(s.mass);
-        id_.copy_from_host(s.id);
+        upload_parts(s, pos_, vel_, mass_, id_);
         const std::size_t n = s.pos.size();
         for (Buffer<int>* b : {&partner_, &tests_, &contacts_, &id_alt_}) b->resize(n);
         vel_new_.resize(n);
@@ -54,20 +51,13 @@ public:
     }
 
     void download(HostState& s) const override {
-        pos_.copy_to_host(s.pos);
-        vel_.copy_to_host(s.vel);
-        mass_.copy_to_host(s.mass);
-        id_.copy_to_host(s.id);
+        download_parts(s, pos_, vel_, mass_, id_);
     }
 
     int size() const override { return static_cast<int>(pos_.size()); }
     std::optional<FieldView> view(std::string_view name) const override {
-        const int n = size();
-        if (name == "position") return f64_view(pos_.data(), n, 2);
-        if (name == "velocity" || name == "speed") return f64_view(vel_.data(), n, 2);
-        if (name == "mass") return f64_view(mass_.data(), n, 1);
-        if (name == "id") return i32_view(id_.data(), n);
-        return std::nullopt;
+        if (name == "mass") return f64_view(mass_.data(), size(), 1);
+        return motion_view(name, pos_, vel_, id_);
     }
 
     void run_stage(int stage, const Config& c) override {
@@ -413,16 +403,12 @@ public:
             FS_LAMBDA(int i) {
                 Sums s;
                 const dvec2 v = vel[i];
-                const double v2 = v.x * v.x + v.y * v.y;
-                s.kinetic_energy = 0.5 * mass[i] * v2;
-                s.momentum = mass[i] * v;
-                s.max_speed2 = v2;
+                s.set_motion(mass[i], v);
                 s.pair_tests = tests[i];
                 s.contacts = contacts[i];
                 const int p = partner[i];
                 s.matched = (p >= 0 && partner[p] == i) ? 1 : 0;
-                const dvec2 x = pos[i];
-                s.nonfinite = std::isfinite(x.x + x.y + v.x + v.y) ? 0 : 1;
+                s.nonfinite = not_finite(pos[i], v);
                 s.max_overlap = overlap[i];
                 s.min_mass = mass[i];
                 return s;

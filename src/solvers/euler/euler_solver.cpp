@@ -2,7 +2,6 @@
 
 #include "core/memory_budget.hpp"
 #include "solvers/common/gravity.hpp"
-#include "solvers/common/motion_fields.hpp"
 #include "core/random.hpp"
 #include "solvers/common/pair_list.hpp"
 #include "solvers/euler/euler_simd.hpp"
@@ -117,16 +116,11 @@ std::vector<FieldInfo> EulerSolver::fields() const {
 }
 
 void EulerSolver::read_field(std::string_view name, std::vector<double>& out) const {
-    // In the engine's order (all fields alike, until the next step): no sort by id per call.
     HostState s;
-    engine_->download(s);
-    out.clear();
-    if (read_motion_field(name, s.pos, s.vel, out)) {
+    if (read_particle_field(name, s, out)) {
         return;
     } else if (name == "mass") {
         out = s.mass;
-    } else if (name == "id") {
-        out.assign(s.id.begin(), s.id.end());
     } else {
         throw ParamError("the euler solver has no field '" + std::string(name) +
                          "' (allowed: position, velocity, speed, mass, id)");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/frame_pack.hpp"
+#include "solvers/common/particle_engine.hpp"
 #include "solvers/flip/flip_kernels.hpp"
 
 namespace fs::flip {
@@ -62,14 +63,9 @@ struct StepReport {
     int correction_iterations = 0;
 };
 
-class Engine {
+// The FLIP engine: a ParticleEngine (the state in and out, the fields) with its stages, pouring and grids.
+class Engine : public ParticleEngine<HostState> {
 public:
-    virtual ~Engine() = default;
-    virtual void upload(const HostState& s) = 0;
-    virtual void download(HostState& s) const = 0;
-    virtual int size() const = 0;
-    // A particle field where it lies (Solver::field_view); nullopt for fields it does not hold.
-    virtual std::optional<FieldView> view(std::string_view name) const = 0;
     virtual void run_stage(int stage, const Config& c, const PressureSettings& ps) = 0;
     // Pouring: the particles now in each cell of the block of `n` cells from cell `lo` (x
     // fastest), and new particles appended at the end of the arrays (ids continue from the
@@ -85,7 +81,6 @@ public:
     virtual std::vector<unsigned char> cell_types() const = 0;
     // The pressure field: the last solve's p (Pa; 0 in air) in each particle's cell.
     virtual std::vector<double> particle_pressures() const = 0;
-    virtual void synchronize() = 0;
 };
 
 std::unique_ptr<Engine> make_cpu_engine();

@@ -11,6 +11,7 @@
 #include "core/hd.hpp"
 #include "core/reduce_ops.hpp"
 #include "solvers/common/hands.hpp"
+#include "solvers/common/motion_sums.hpp"
 #include "solvers/flip/mac_grid.hpp"
 
 namespace fs::flip {
@@ -548,13 +549,8 @@ struct PressureSettings {
     int max_iterations = 100;
 };
 
-// Per-step sums for the stats.
-struct Sums {
-    double kinetic_energy = 0.0;
-    dvec3 momentum{0.0};
-    double max_speed2 = 0.0;
-    long long nonfinite = 0;
-};
+// Per-step sums for the stats: the motion's (solvers/common/motion_sums.hpp), per unit particle mass.
+using Sums = MotionSums<dvec3>;
 // One particle's share of the Sums (kinetic energy per unit particle mass, scaled by the solver).
 FS_HDI Sums particle_sums(dvec3 x, dvec3 v) {
     Sums s;
@@ -568,10 +564,7 @@ FS_HDI Sums particle_sums(dvec3 x, dvec3 v) {
 struct SumsOp {
     FS_HDI Sums operator()(const Sums& a, const Sums& b) const {
         Sums s;
-        s.kinetic_energy = a.kinetic_energy + b.kinetic_energy;
-        s.momentum = a.momentum + b.momentum;
-        s.max_speed2 = a.max_speed2 > b.max_speed2 ? a.max_speed2 : b.max_speed2;
-        s.nonfinite = a.nonfinite + b.nonfinite;
+        s.join_motion(a, b);
         return s;
     }
 };

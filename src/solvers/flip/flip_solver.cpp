@@ -144,14 +144,8 @@ std::vector<FieldInfo> FlipSolver::fields() const {
 
 void FlipSolver::read_field(std::string_view name, std::vector<double>& out) const {
     HostState s;
-    engine_->download(s);
-    out.clear();
-    if (name == "position" || name == "velocity") {
-        for (const dvec3& v : name == "position" ? s.pos : s.vel) out.insert(out.end(), {v.x, v.y, v.z});
-    } else if (name == "speed") {
-        for (const dvec3& v : s.vel) out.push_back(std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z));
-    } else if (name == "id") {
-        out.assign(s.id.begin(), s.id.end());
+    if (read_particle_field(name, s, out)) {
+        return;
     } else if (name == "pressure") {
         // The pressure of the cell each particle is in (a hydrostatic profile reads rho g depth
         // at the cells' centres); 0 before the first solve.

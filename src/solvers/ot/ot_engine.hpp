@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/frame_pack.hpp"
+#include "solvers/common/particle_engine.hpp"
 #include "solvers/ot/ot_kernels.hpp"
 
 namespace fs::ot {
@@ -49,13 +50,9 @@ struct TransportReport {
     double solve_ms = 0.0;   // the linear solves' time
 };
 
-class Engine {
+// The ot engine: a ParticleEngine (the state in and out, the fields) with its stages and cells.
+class Engine : public ParticleEngine<HostState> {
 public:
-    virtual ~Engine() = default;
-    virtual void upload(const HostState& s) = 0;
-    virtual void download(HostState& s) const = 0;
-    virtual int size() const = 0;
-    virtual std::optional<FieldView> view(std::string_view name) const = 0;
     // Runs a stage; the transport stage's tolerance and iteration caps come with it.
     virtual void run_stage(int stage, const Config& c, double tolerance, int max_newton) = 0;
     virtual const TransportReport& report() const = 0;
@@ -68,7 +65,6 @@ public:
                        std::vector<double>& radius) = 0;
     // The cells' areas, centroids and pressures (per particle) as the last transport left them.
     virtual void cell_fields(std::vector<double>& area, std::vector<dvec2>& centroid) const = 0;
-    virtual void synchronize() = 0;
 };
 
 std::unique_ptr<Engine> make_cpu_engine();

@@ -18,6 +18,7 @@
 #include "core/hd.hpp"
 #include "solvers/common/grid2d.hpp"
 #include "solvers/common/hands.hpp"
+#include "solvers/common/motion_sums.hpp"
 
 namespace fs::ot {
 
@@ -291,31 +292,24 @@ FS_HDI double hessian_weight(double length, dvec2 xi, dvec2 xj) {
 }
 
 // Per-step sums for the stats; joined in a fixed order by the executors' reductions.
-struct Sums {
-    double kinetic_energy = 0.0;
-    dvec2 momentum{0.0, 0.0};
-    double max_speed2 = 0.0;
+struct Sums : MotionSums<dvec2> {
     double potential_energy = 0.0;  // - sum m_i g . x_i
     double transport_energy = 0.0;  // rho_min / (2 eps^2) sum_i int_{L_i} |y - x_i|^2: the scheme's epsilon term
     double area = 0.0;              // of all the cells
     double max_area_error = 0.0;    // max |A_i - T_i| / T_i
     double mode = 0.0;              // sum over the denser liquid of T_i y_i cos(k x_i) (the interface's mode)
-    long long nonfinite = 0;
     long long overflow = 0;         // cells that needed more than kMaxEdges edges
 };
 
 struct SumsOp {
     FS_HDI Sums operator()(const Sums& a, const Sums& b) const {
         Sums s;
-        s.kinetic_energy = a.kinetic_energy + b.kinetic_energy;
-        s.momentum = a.momentum + b.momentum;
-        s.max_speed2 = a.max_speed2 > b.max_speed2 ? a.max_speed2 : b.max_speed2;
+        s.join_motion(a, b);
         s.potential_energy = a.potential_energy + b.potential_energy;
         s.transport_energy = a.transport_energy + b.transport_energy;
         s.area = a.area + b.area;
         s.max_area_error = a.max_area_error > b.max_area_error ? a.max_area_error : b.max_area_error;
         s.mode = a.mode + b.mode;
-        s.nonfinite = a.nonfinite + b.nonfinite;
         s.overflow = a.overflow + b.overflow;
         return s;
     }

@@ -24,12 +24,7 @@ public:
     static constexpr MemorySpace kSpace = Exec::space;
 
     void upload(const HostState& s) override {
-        pos_.copy_from_host(s.pos);
-        vel_.copy_from_host(s.vel);
-        weight_.copy_from_host(s.weight);
-        target_.copy_from_host(s.target);
-        density_.copy_from_host(s.density);
-        id_.copy_from_host(s.id);
+        upload_parts(s, pos_, vel_, weight_, target_, density_, id_);
         const std::size_t n = s.pos.size();
         for (Buffer<double>* b : {&area_, &second_, &self_, &trial_, &rhs_, &x_, &r_, &z_, &p_, &ap_}) b->resize(n);
         centroid_.resize(n);
@@ -42,23 +37,15 @@ public:
     }
 
     void download(HostState& s) const override {
-        pos_.copy_to_host(s.pos);
-        vel_.copy_to_host(s.vel);
-        weight_.copy_to_host(s.weight);
-        target_.copy_to_host(s.target);
-        density_.copy_to_host(s.density);
-        id_.copy_to_host(s.id);
+        download_parts(s, pos_, vel_, weight_, target_, density_, id_);
     }
 
     int size() const override { return static_cast<int>(pos_.size()); }
     std::optional<FieldView> view(std::string_view name) const override {
         const int n = size();
-        if (name == "position") return f64_view(pos_.data(), n, 2);
-        if (name == "velocity" || name == "speed") return f64_view(vel_.data(), n, 2);
         if (name == "density") return f64_view(density_.data(), n, 1);
         if (name == "weight") return f64_view(weight_.data(), n, 1);
-        if (name == "id") return i32_view(id_.data(), n);
-        return std::nullopt;
+        return motion_view(name, pos_, vel_, id_);
     }
 
     void run_stage(int stage, const Config& c, double tolerance, int max_newton) override {
@@ -438,10 +425,7 @@ public:
                 Sums s;
                 const double m = rho[i] * target[i];  // a cell's mass: its density times its area
                 const dvec2 v = vel[i], x = pos[i];
-                const double v2 = v.x * v.x + v.y * v.y;
-                s.kinetic_energy = 0.5 * m * v2;
-                s.momentum = m * v;
-                s.max_speed2 = v2;
+                s.set_motion(m, v);
                 // The potential of the force forces() applies (a constant apart from the true one
                 // when rho_ref > 0: the box's fixed area times rho_ref g . its centroid).
                 s.potential_energy = -(rho[i] - rho_ref) * target[i] * (g.x * x.x + g.y * x.y);
@@ -449,7 +433,7 @@ public:
                 s.area = area[i];
                 s.max_area_error = fabs(area[i] - target[i]) / target[i];
                 s.mode = mode_k > 0.0 && rho[i] > rho_min ? target[i] * x.y * cos(mode_k * x.x) : 0.0;
-                s.nonfinite = std::isfinite(x.x + x.y + v.x + v.y) ? 0 : 1;
+                s.nonfinite = not_finite(x, v);
                 return s;
             },
             SumsOp{});

@@ -8,7 +8,6 @@
 #include "core/memory_budget.hpp"
 #include "core/random.hpp"
 #include "solvers/common/gravity.hpp"
-#include "solvers/common/motion_fields.hpp"
 
 namespace fs::ot {
 
@@ -105,17 +104,12 @@ std::vector<FieldInfo> OtSolver::fields() const {
 
 void OtSolver::read_field(std::string_view name, std::vector<double>& out) const {
     HostState s;
-    engine_->download(s);
-    out.clear();
+    if (read_particle_field(name, s, out)) return;
     const std::size_t n = s.pos.size();
-    if (read_motion_field(name, s.pos, s.vel, out)) {
-        return;
-    } else if (name == "density") {
+    if (name == "density") {
         out = s.density;
     } else if (name == "weight") {
         out = s.weight;
-    } else if (name == "id") {
-        out.assign(s.id.begin(), s.id.end());
     } else if (name == "pressure" || name == "area_error") {
         std::vector<double> area;
         std::vector<dvec2> centroid;

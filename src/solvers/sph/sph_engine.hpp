@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/frame_pack.hpp"
+#include "solvers/common/particle_engine.hpp"
 #include "solvers/sph/sph_kernels.hpp"
 
 namespace fs::sph {
@@ -43,20 +44,14 @@ struct HostState {
     }
 };
 
-class Engine {
+// The SPH engine: a ParticleEngine (the state in and out, the fields) with its stages and checks.
+class Engine : public ParticleEngine<HostState> {
 public:
-    virtual ~Engine() = default;
-    virtual void upload(const HostState& s) = 0;
-    virtual void download(HostState& s) const = 0;
-    virtual int size() const = 0;
-    // A particle field where it lies (Solver::field_view); nullopt for fields it does not hold.
-    virtual std::optional<FieldView> view(std::string_view name) const = 0;
     virtual void run_stage(int stage, const Config& c) = 0;
     virtual Sums sums(const Config& c) = 0;
     // Every pair of ids (i < j) closer than h, found through the grid (grid = true) or by
     // brute force, sorted. For tests; allocates.
     virtual std::vector<std::pair<int, int>> neighbor_pairs(const Config& c, bool grid) = 0;
-    virtual void synchronize() = 0;
 };
 
 std::unique_ptr<Engine> make_cpu_engine();

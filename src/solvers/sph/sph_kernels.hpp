@@ -10,6 +10,7 @@
 #include "core/hd.hpp"
 #include "solvers/common/hands.hpp"
 #include "solvers/common/grid2d.hpp"
+#include "solvers/common/motion_sums.hpp"
 
 namespace fs::sph {
 
@@ -195,10 +196,7 @@ FS_HDI dvec2 fluid_acceleration(const Config& c, const CubicSpline<double>& k, c
 }
 
 // Per-step sums for the stats, over fluid particles.
-struct Sums {
-    double kinetic_energy = 0.0;
-    dvec2 momentum{0.0, 0.0};
-    double max_speed2 = 0.0;
+struct Sums : MotionSums<dvec2> {
     double max_accel2 = 0.0;  // |a|^2 of the last accelerations stage
     double density_sum = 0.0;
     double density_max_error = -1e300;  // maxima start below any value
@@ -206,16 +204,13 @@ struct Sums {
     double front_x = -1e300;  // the surge front: the largest x of fluid within h of the floor
     long long neighbors = 0;
     long long fluid = 0;
-    long long nonfinite = 0;
     long long outside = 0;  // fluid particles outside the search grid's box (the walls and their padding)
 };
 
 struct SumsOp {
     FS_HDI Sums operator()(const Sums& a, const Sums& b) const {
         Sums s;
-        s.kinetic_energy = a.kinetic_energy + b.kinetic_energy;
-        s.momentum = a.momentum + b.momentum;
-        s.max_speed2 = a.max_speed2 > b.max_speed2 ? a.max_speed2 : b.max_speed2;
+        s.join_motion(a, b);
         s.max_accel2 = a.max_accel2 > b.max_accel2 ? a.max_accel2 : b.max_accel2;
         s.density_sum = a.density_sum + b.density_sum;
         s.density_max_error = a.density_max_error > b.density_max_error ? a.density_max_error : b.density_max_error;
@@ -223,7 +218,6 @@ struct SumsOp {
         s.front_x = a.front_x > b.front_x ? a.front_x : b.front_x;
         s.neighbors = a.neighbors + b.neighbors;
         s.fluid = a.fluid + b.fluid;
-        s.nonfinite = a.nonfinite + b.nonfinite;
         s.outside = a.outside + b.outside;
         return s;
     }

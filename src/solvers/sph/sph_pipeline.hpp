@@ -20,13 +20,7 @@ public:
     static constexpr MemorySpace kSpace = Exec::space;
 
     void upload(const HostState& s) override {
-        pos_.copy_from_host(s.pos);
-        vel_.copy_from_host(s.vel);
-        offset_.copy_from_host(s.offset);
-        density_.copy_from_host(s.density);
-        pressure_.copy_from_host(s.pressure);
-        kind_.copy_from_host(s.kind);
-        id_.copy_from_host(s.id);
+        upload_parts(s, pos_, vel_, offset_, density_, pressure_, kind_, id_);
         const std::size_t n = s.pos.size();
         acc_.resize(n);
         neighbors_.resize(n);
@@ -39,25 +33,16 @@ public:
     }
 
     void download(HostState& s) const override {
-        pos_.copy_to_host(s.pos);
-        vel_.copy_to_host(s.vel);
-        offset_.copy_to_host(s.offset);
-        density_.copy_to_host(s.density);
-        pressure_.copy_to_host(s.pressure);
-        kind_.copy_to_host(s.kind);
-        id_.copy_to_host(s.id);
+        download_parts(s, pos_, vel_, offset_, density_, pressure_, kind_, id_);
     }
 
     int size() const override { return static_cast<int>(pos_.size()); }
     std::optional<FieldView> view(std::string_view name) const override {
         const int n = size();
-        if (name == "position") return f64_view(pos_.data(), n, 2);
-        if (name == "velocity" || name == "speed") return f64_view(vel_.data(), n, 2);
         if (name == "density") return f64_view(density_.data(), n, 1);
         if (name == "pressure") return f64_view(pressure_.data(), n, 1);
         if (name == "kind") return i32_view(kind_.data(), n);
-        if (name == "id") return i32_view(id_.data(), n);
-        return std::nullopt;
+        return motion_view(name, pos_, vel_, id_);
     }
 
     void run_stage(int stage, const Config& c) override {
@@ -302,12 +287,9 @@ public:
             FS_LAMBDA(int i) {
                 Sums s;
                 const dvec2 x = pos[i], v = vel[i];
-                s.nonfinite = std::isfinite(x.x + x.y + v.x + v.y) ? 0 : 1;
+                s.nonfinite = not_finite(x, v);
                 if (kind[i] != kFluid) return s;
-                const double v2 = v.x * v.x + v.y * v.y;
-                s.kinetic_energy = 0.5 * m * v2;
-                s.momentum = m * v;
-                s.max_speed2 = v2;
+                s.set_motion(m, v);
                 s.max_accel2 = acc[i].x * acc[i].x + acc[i].y * acc[i].y;
                 s.density_sum = rho[i];
                 s.density_max_error = (rho[i] - rho0) / rho0;

@@ -8,7 +8,6 @@
 
 #include "core/memory_budget.hpp"
 #include "solvers/common/gravity.hpp"
-#include "solvers/common/motion_fields.hpp"
 #include "core/random.hpp"
 
 namespace fs::sph {
@@ -149,9 +148,7 @@ std::vector<FieldInfo> SphSolver::fields() const {
 
 void SphSolver::read_field(std::string_view name, std::vector<double>& out) const {
     HostState s;
-    engine_->download(s);
-    out.clear();
-    if (read_motion_field(name, s.pos, s.vel, out)) {
+    if (read_particle_field(name, s, out)) {
         return;
     } else if (name == "density") {
         out = s.density;
@@ -159,8 +156,6 @@ void SphSolver::read_field(std::string_view name, std::vector<double>& out) cons
         out = s.pressure;
     } else if (name == "kind") {
         out.assign(s.kind.begin(), s.kind.end());
-    } else if (name == "id") {
-        out.assign(s.id.begin(), s.id.end());
     } else {
         throw ParamError("the sph solver has no field '" + std::string(name) +
                          "' (allowed: position, velocity, speed, density, pressure, kind, id)");

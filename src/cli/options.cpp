@@ -1,4 +1,4 @@
-#include "headless/options.hpp"
+#include "cli/options.hpp"
 
 #include "io/hand_script.hpp"
 
