@@ -559,7 +559,9 @@ TEST(VortexGuard, ARunawayRingStopsNamingTheQuantityAndTheCure) {
         EXPECT_NE(r.output.find("dt <= "), std::string::npos) << r.output;
         EXPECT_NE(r.output.find("core_radius >= "), std::string::npos) << r.output;
         EXPECT_EQ(r.output.find("max_speed"), std::string::npos) << r.output;  // before the speed bound
-        if (integrator[0] == 'e') EXPECT_NE(r.output.find("integrator midpoint"), std::string::npos) << r.output;
+        if (integrator[0] == 'e') {
+            EXPECT_NE(r.output.find("integrator midpoint"), std::string::npos) << r.output;
+        }
     }
     // The bundled ring, which runs steadily, runs to the end.
     const fs_test::Result ok = fs_test::run_program(ring + " --headless --steps 600 --threads 1 --set ring_tracers=0");

@@ -15,10 +15,7 @@ namespace fs {
 
 std::vector<std::string> bundled_scenes() {
     std::vector<std::string> out;
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(scenes_dir(), ec))
-        if (e.path().extension() == ".json") out.push_back(e.path().string());
-    std::sort(out.begin(), out.end());
+    for (const std::string& name : bundled_scene_names()) out.push_back(scenes_dir() + "/" + name + ".json");
     return out;
 }
 
