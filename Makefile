@@ -2,7 +2,7 @@
 #   make            build into build/ (the program is build/fluid-sandbox)
 #   make run        open the sandbox on the default scene
 #   make test       run every test through CTest
-#   make bench      the Euler benchmark report (see README)
+#   make bench      the Euler benchmark report (docs/benchmarks.md)
 #   make deps       only install the Debian packages of third_party/packages.txt
 #   make test-sanitize  the test suite built with AddressSanitizer + UBSan (CPU backend)
 #   make fuzz       the scene loader's libFuzzer target (clang), run for FUZZ_SECONDS
@@ -24,7 +24,7 @@ SANITIZE_DIR ?= build-sanitize
 FUZZ_DIR     ?= build-fuzz
 FUZZ_SECONDS ?= 60
 # A ctest -E regex of tests to leave out under the sanitizers (none: CI runs the whole suite). For
-# a quick run, the long whole-scene validations (4.5 of the 13 minutes, see README, Reliability):
+# a quick run, the long whole-scene validations (docs/reliability.md):
 #   make test-sanitize SANITIZE_EXCLUDE='^(SphBarrier|SphHydrostatic|FlipHydrostatic|FlipVolume)\.|^VortexBodies\.ASpinning'
 SANITIZE_EXCLUDE ?=
 

@@ -1,6 +1,6 @@
 // fluid-sandbox: the program's entry point. It opens the desktop window on a scene, or runs it
 // headless (--headless), benchmarks it (--bench) or lists what there is (--list-scenes,
-// --list-params). The headless contract is documented in the README.
+// --list-params). The headless contract is documented in docs/command-line.md.
 #include <cstdio>
 
 #include "cli/options.hpp"

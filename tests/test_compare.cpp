@@ -113,7 +113,7 @@ TEST(Compare, TanksAtRestFollowRho0GDepth) {
 constexpr double kMarks[] = {0.41, 0.84, 1.19, 1.43, 1.63, 1.83, 1.98, 2.20, 2.32, 2.51, 2.65, 2.83, 2.98, 3.11, 3.33};
 
 TEST(Compare, TheDamBreakFrontFollowsTheExperiment) {
-    // Ten particles across the column (README, Validation: 4.2% on average at this spacing),
+    // Ten particles across the column (docs/validation.md: 4.2% on average at this spacing),
     // run to T = 3.4, past the experiment's last mark.
     auto s = open("sph_dam_break", {"spacing=0.04"});
     auto comparers = fs::comparers_for(*s);

@@ -397,7 +397,7 @@ void pile(EulerSolver& s, const std::string& contact) {
 }  // namespace
 
 TEST(EulerSoftContact, APileComesToRestAsAHeapOnSmallOverlaps) {
-    // The figure the README states: at rest, overlaps average under 0.5% of the diameter and
+    // The figure docs/solvers/euler.md states: at rest, overlaps average under 0.5% of the diameter and
     // none reaches 3% (measured 0.2% and 1.8%: the stiffness 1e6 N/m against a 16-row pile of
     // 1 kg disks, m g H / (k d) about 0.8% at the bottom).
     EulerSolver s;

@@ -39,7 +39,7 @@ TEST(EulerCuda, SamePairsAndPartnersAsTheCpu) {
     }
 }
 
-// The parity contract (README, "The parity contract between the CPU and CUDA backends"): from
+// The parity contract (docs/gpu.md, "The parity contract"): from
 // the same state, one step agrees to what rounding explains; chaotic collisions amplify those
 // last bits, so a longer run is compared by what the solver conserves and by averages, never
 // particle by particle. In lockstep each step starts both backends from the same host arrays.

@@ -221,7 +221,7 @@ __global__ void spin_then_fill(long long cycles, float* out, int n, float value)
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) out[i] = value;
 }
 
-// Streams (README, "Streams: the simulation and the window"): two host threads queue on streams
+// Streams (docs/design.md, "Memory and threads"): two host threads queue on streams
 // of their own, so one thread's copy does not wait for the other's kernel; a StreamEvent makes
 // it wait where it must (a frame's copy after its packing).
 TEST_F(CudaExecTest, EachThreadHasItsOwnStreamAndAnEventOrdersThem) {

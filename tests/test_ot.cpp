@@ -295,7 +295,7 @@ TEST(OtScheme, RayleighTaylorKeepsItsEnergyAndItsAreas) {
 
 TEST(OtScheme, RayleighTaylorGrowsAtTheLinearTheorysRateAtTwoResolutions) {
     // A = 0.5, one wavelength across the 1 m box: sigma = sqrt(A g k tanh(k H/2)) = 5.55 /s.
-    // eps follows the spacing h as eps^2 g / h = 0.09 (README, Validation): measured -3.2% at
+    // eps follows the spacing h as eps^2 g / h = 0.09 (docs/validation.md): measured -3.2% at
     // 32 across (2 336 cells), -7.3% at 64, -3.5% at 96, -4.1% at 128: within 8% everywhere but
     // not closer with every refinement, so the test holds both resolutions to the 15%
     // and to being below the theory (the cells' stiffness slows the growth; a rate above it

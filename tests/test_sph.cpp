@@ -171,7 +171,7 @@ TEST(SphTimeStep, TheForceConditionBoundsDtWhereTheCflDoesNot) {
 // T = t sqrt(2g/a) = 3.22 (between their marks Z = 3.89 at T = 3.11 and 4.11 at 3.33). With the
 // scenes' kinematic viscosity the front gets there within 5% at 20 particles across the column,
 // and closer at 40: the method converges toward the experiment. With the assignment's alpha =
-// 0.8 it lags by more than 10% (README, SPH validation).
+// 0.8 it lags by more than 10% (docs/validation.md).
 double time_to_three_widths(double spacing, const std::string& viscosity) {
     SphSolver s;
     set(s, "domain_size", "2,1");

@@ -77,7 +77,7 @@ TEST(ThreadGovernor, OneThreadOrAWiderMachine) {
 }
 
 // A solver whose stages only wait, as long as a busy machine made the SPH step's stages take when
-// their thread counts differed (README, Benchmarks: a busy machine): the first stage is faster on
+// their thread counts differed (docs/benchmarks.md): the first stage is faster on
 // 2 threads; the second is fast on 1 thread after a 1-thread stage, slow on 2, and slowest on 1
 // right after a 2-thread stage (the team's idle thread still spinning on its core). A governor a
 // stage chose 2 then 1 (40 ms a step), then settled on 2 for both (30 ms), against 6 ms a step on

@@ -434,7 +434,7 @@ TEST(VortexIntegrators, AStepMuchLongerThanTheLastRestartsTheRule) {
 }
 
 // The leapfrogging rings, which pass each other about 30 times before they break up under the
-// classical stretching and then run away (README, the vortex solver), hold for the soak's
+// classical stretching and then run away (docs/solvers/vortex.md), hold for the soak's
 // 10 000 steps with the transposed form and relaxation, which the scene sets; checked here that
 // those two leave the rings' own motion alone: with them off, the same state to 1e-9 m after
 // 12 s (the field's curl at a ring's vorton lies along its vorticity, by the ring's symmetry).
@@ -1136,7 +1136,7 @@ TEST(VortexRemesh, ARemeshOverMaxVortonsStopsTheRunNamingTheCount) {
 TEST(VortexBodies, TheMagnusSphereDoesNotRunAway) {
     // Without remeshing, the sphere's wake grew until the speed bound stopped the run at step
     // 387 (the paddle's at step 1133; the soak runs both 10 000 steps). The remesh's smoothing
-    // holds it (README, the vortex solver): with the scene's remesh every fifth step the run
+    // holds it (docs/solvers/vortex.md): with the scene's remesh every fifth step the run
     // passes that step without the guard stopping it, its kinetic energy bounded.
     VortexSolver s;
     load(s, "vortex_magnus.json", {"tracers=0"});

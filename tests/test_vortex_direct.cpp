@@ -342,7 +342,7 @@ TEST(VortexDirectSum, TheTransposedStretchingKeepsTheTotalVorticity) {
 
 // Strengths below float's normal range count as zero in the float tiles (to_float, and the wide
 // sums' FTZ/DAZ): a cloud whose vorticity is all that small induces exactly nothing, where
-// subnormal arithmetic would have left subnormal sums (and run about twice as slow, README). The
+// subnormal arithmetic would have left subnormal sums (and run about twice as slow, docs/solvers/vortex.md). The
 // sums leave the calling thread's floating-point control bits as they found them.
 TEST(VortexDirectSum, SubnormalStrengthsCountAsZero) {
     EXPECT_EQ(vx::direct::to_float(1e-39), 0.0f);

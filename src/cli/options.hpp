@@ -1,5 +1,5 @@
 // The command line of fluid-sandbox, the window's and the headless program's alike (the headless
-// contract, README "Command line"): main.cpp parses it once and hands it to either.
+// contract, docs/command-line.md): main.cpp parses it once and hands it to either.
 #pragma once
 
 #include <optional>

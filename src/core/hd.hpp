@@ -1,4 +1,4 @@
-// One macro set that lets a function or lambda body serve both backends (see README, "One kernel
+// One macro set that lets a function or lambda body serve both backends (see docs/design.md, "One kernel
 // body, two backends"): under nvcc it is compiled for host and device, under g++ for the host only.
 #pragma once
 
@@ -20,7 +20,7 @@
 #define FS_LAMBDA [=]
 #endif
 
-// The parity demonstration (README, "The parity contract"; tests/gpu/run.sh, part "demo"): a
+// The parity demonstration (docs/gpu.md, "The parity contract"; tests/gpu/run.sh, part "demo"): a
 // build configured with -DFS_PARITY_DEMO=ON computes a few results one part in a million off on
 // the GPU only (a bug the size of a mistyped constant), so the parity tests can be watched
 // catching it. 1.0 in every other build, which the compiler folds away.

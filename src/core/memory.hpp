@@ -21,7 +21,7 @@ void mem_copy(void* dst, MemorySpace dst_space, const void* src, MemorySpace src
               std::size_t bytes);
 void mem_zero(void* p, MemorySpace space, std::size_t bytes);
 
-// Streams (README, "Streams: the simulation and the window"): with CUDA every host thread queues
+// Streams (docs/design.md, "Memory and threads"): with CUDA every host thread queues
 // its GPU work on a stream of its own (nvcc's per-thread default stream), so the window's copies
 // never wait behind the simulation's kernels. Where one thread's work must follow another's, a
 // StreamEvent orders them: record() marks what the calling thread has queued so far, and wait()

@@ -38,7 +38,7 @@ bool Solver::advance_stage() {
     // a governor a stage) let the team's idle thread, still spinning after a 2-thread stage,
     // take the CPU from the next 1-thread stage on a loaded machine; each stage's governor saw
     // only its own time and missed that cost, and the SPH step on 2 governed threads ran 1.5x
-    // slower than on 1 (README, Benchmarks: a busy machine).
+    // slower than on 1 (docs/benchmarks.md).
     const bool cpu = backend_ == Backend::Cpu;
     const bool governed = cpu && governed_threads();
     if (next_stage_ == 0) threads_ = !cpu ? 0 : governed ? governor_.begin_step(cpu_threads()) : cpu_threads();

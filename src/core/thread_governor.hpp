@@ -4,7 +4,7 @@
 // step's threads, every loop's barrier then waits a time slice for them while the others spin,
 // and fewer threads finish sooner: measured on the 2-core machine with a busy loop per core, the
 // SPH dam break at 10^5 particles took 140 ms a step on 2 threads against 25 ms on 1, FLIP 64^3
-// 891 ms against 205 (README, Benchmarks: a busy machine).
+// 891 ms against 205 (docs/benchmarks.md).
 //
 // The governor keeps a running mean of the step time at each candidate count (all the threads
 // allowed, half, ..., 1), steps at the fastest, and every so often takes one step at another

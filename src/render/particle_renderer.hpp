@@ -8,7 +8,7 @@
 // first on the CPU each draw (depth_order.hpp), drawn as one point each with their front point's
 // depth, so hidden fragments fail the depth test before they are shaded; the nearest ones, whose
 // image might pass the driver's largest point, as quads. On Mesa's llvmpipe with the simulation
-// on the other core, the FLIP dam break's frame went from 77-81 ms to about 35 (README).
+// on the other core, the FLIP dam break's frame went from 77-81 ms to about 35 (docs/window.md).
 #pragma once
 
 #include <array>
@@ -74,8 +74,7 @@ class ParticleRenderer {
     // viewport_h is the viewport's height in pixels (sets the anti-aliasing width). 3D: view_proj
     // and view come from Camera3D (the projection must be a symmetric perspective), the spheres
     // have radius_world. The scalar range [range_min, range_max] spans the colour map; values
-    // outside take the end colours, NaN is grey. Sets the GL state it needs (see the README of
-    // shaders/).
+    // outside take the end colours, NaN is grey. Sets the GL state it needs (shaders/).
     // boundary_only: only the particles whose scalar is NaN (walls), as under a liquid's surface.
     void draw(const glm::mat4& view_proj, const glm::mat4& view, bool is_3d, float radius_world,
               Colormap map, float range_min, float range_max, int viewport_h, bool boundary_only = false);

@@ -355,7 +355,7 @@ private:
 // (Saffman, "Vortex Dynamics", 1992: 1/4 for a uniform core, Kelvin's). The solver's vortons
 // carry the Rosenhead-Moore kernel (vortex_kernels.hpp), for which C = 1 (Moore 1972: the
 // Rosenhead approximation with cut-off sigma moves a ring as ln(8R/sigma) - 1). Measured: the
-// bundled ring within 0.17%, a ring of half the core within 0.04% (README, Validation).
+// bundled ring within 0.17%, a ring of half the core within 0.04% (docs/validation.md).
 class RingSpeed final : public Comparer {
 public:
     RingSpeed(std::vector<double> axis, int vortons, double gamma, double R, double sigma)

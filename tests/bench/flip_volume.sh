@@ -9,7 +9,7 @@
 # step that reaches t = 2 s, with V0 the volume after the first step; the mean over the steps of
 # the pressure solve's relative residual ||b - A p|| / ||b||; and the median milliseconds of the
 # pressure_solve and volume_correction stages (their cost; the machine's load shows in it).
-# `fluid_volume` is the particles' mass over the bulk's density (README, FLIP).
+# `fluid_volume` is the particles' mass over the bulk's density (docs/solvers/flip.md).
 # Keeps the stats files in OUT_DIR as volume-<case>.jsonl.
 set -euo pipefail
 program=${1:-build/fluid-sandbox}

@@ -2,7 +2,7 @@
 # The optimal-transport liquid's benchmark: scenes/ot_rayleigh_taylor.json with about 1e4 and 1e5
 # cells (1e6 too on a GPU: FS_BENCH_SIZES="10000 100000 1000000"). The box is 1 x 2 m on a
 # hexagonal lattice, about 2.31 resolution^2 cells; eps follows the spacing h as eps^2 g / h = 0.09
-# (the scene's rule, README), without viscosity (its explicit bound tightens as h^2). Prints each run's summary (ms a step, by stage)
+# (the scene's rule, docs/validation.md), without viscosity (its explicit bound tightens as h^2). Prints each run's summary (ms a step, by stage)
 # and, from its stats, the medians of what a step's transport did: Newton iterations, cell passes
 # (one, then one a trial step), CG iterations, and the time in cells and in the linear solves.
 #   tests/bench/ot_scaling.sh [PROGRAM] [BACKEND] [OUT_DIR]     (defaults: build/fluid-sandbox cpu .)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The SPH dam break's surge front against Martin & Moyce's experiment (tests/bench/surge_front.py)
 # for the assignment's alpha and for kinematic viscosities from water's up, at two or three
-# spacings: the table in the README's SPH validation.
+# spacings: the table in docs/validation.md.
 #   tests/bench/sph_surge.sh [PROGRAM] [OUT_DIR]        (defaults: build/fluid-sandbox .)
 set -euo pipefail
 program=${1:-build/fluid-sandbox}

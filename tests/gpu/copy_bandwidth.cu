@@ -1,5 +1,5 @@
 // The GPU benchmarks' yardstick: a device-to-device copy's bandwidth, counting bytes read plus
-// bytes written (the convention of the benchmark figures in the README). Each figure of
+// bytes written (the convention of the benchmark figures in docs/gpu.md). Each figure of
 // tests/gpu/run.sh is also given as a fraction of this one, measured in the same run.
 // It also times a round trip: a fill on the device, then 8 bytes copied back to the host.
 //   fs_copy_bandwidth [MiB]      prints {"copy_gbs": ..., "bytes": ..., "median_ms": ..., "round_trip_us": ...}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The parity contract (README, "The parity contract between the CPU and CUDA backends") applied
+"""The parity contract (docs/gpu.md, "The parity contract") applied
 to whole scenes: DIR holds SCENE-cpu.jsonl and SCENE-cuda.jsonl (the --stats of the same run on
 each backend) and SCENE-BACKEND.log (its output, ending "exit N"). For each scene:
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Everything a GPU must show, in one command (README, "On a GPU machine"):
+# Everything a GPU must show, in one command (docs/gpu.md):
 #   tests/gpu/run.sh OUT_DIR
 # On a bare GPU machine with this repository and the header-only dependencies unpacked beside it
 # (third_party/unpack-debs.sh .device-deps, run where apt works), it builds without the window for

@@ -60,7 +60,8 @@ EulerSolver::EulerSolver(Backend backend) : EngineSolver(backend) {
                 "Particle-particle collisions on or off (the tutorial's switch)."},
                &s_.collisions);
     r.add_choice({"detector", "Detector", "Collisions", "",
-                  "How colliding pairs are found: a uniform grid (counting sort, 3x3 cells) or "
+                  "How colliding pairs are found: a uniform grid (counting sort; each particle reads the 2x2 "
+                  "cells on its side of its own, cells over twice the reach wide) or "
                   "all N^2 pairs. Both find the same pairs."},
                  {"grid", "brute_force"}, &s_.detector);
     r.add_real({"collision_distance", "Collision distance", "Collisions", "m",
@@ -89,7 +90,7 @@ EulerSolver::EulerSolver(Backend backend) : EngineSolver(backend) {
                "omega_0 = sqrt(k / m_eff) for the lightest pair (at most 1000).", 0, 1e9, true},
               &s_.substeps);
     r.add_int({"grid_side", "Grid cells per side", "Diagnostics", "",
-               "Cells per axis of the search grid (at least the collision distance wide).", 0,
+               "Cells per axis of the search grid (each over twice the collision distance wide).", 0,
                1e9, true},
               &s_.grid_side);
 }
@@ -171,9 +172,10 @@ Config EulerSolver::config() const {
     return c;
 }
 
-// The pair tests a step costs, estimated before it runs: each particle tests the particles in its
-// 3 x 3 cells of side `reach` (the grid detector) or all of them (brute force). At the start the
-// particles crowd the spawn box (later they spread over the unit box), so the density is taken
+// The pair tests a step costs, estimated before it runs: each particle tests the particles of at
+// least a 3 x 3 reach square around it (the grid detector; its 2x2 cells, each over twice the
+// reach wide, cover more) or all of them (brute force). At the start the particles crowd the
+// spawn box (later they spread over the unit box), so the density is taken
 // there. Past the bound a step would take minutes: at collision_distance 0.5 the 100 000 disks of
 // euler_gas made 1e10 tests a step, and two steps gave no answer in a minute.
 void EulerSolver::check_params() const {

@@ -346,7 +346,7 @@ void OtSolver::on_upload() {
     // densities (a liquid of one density feels no gravity at all: in a full closed box it could
     // not move under it). A free surface has no such freedom (the air's pressure is fixed):
     // rho_ref = 0. This departs from Gallouet & Merigot 2018, who apply g itself; the
-    // Rayleigh-Taylor growth rate measured at eps = 0.012 s is the same either way (README).
+    // Rayleigh-Taylor growth rate measured at eps = 0.012 s is the same either way (docs/validation.md).
     if (free_surface() || s.density.empty()) {
         rho_ref_ = 0.0;
     } else {

@@ -510,7 +510,7 @@ void SphSolver::report(const Sums& s, Stats& out) const {
     out.set("density_max_error", s.fluid > 0 ? s.density_max_error : 0.0);
     out.set("pressure_max", s.fluid > 0 ? s.pressure_max : 0.0);
     out.set("neighbors_mean", static_cast<double>(s.neighbors) / fluid);
-    // The dam break's surge front (README, SPH validation): where the fluid on the floor reaches.
+    // The dam break's surge front (docs/validation.md): where the fluid on the floor reaches.
     out.set("front_x", s.front_x > -1e300 ? s.front_x : 0.0);
     out.set_count("n_fluid", s.fluid);
     out.set_count("poured", hands_.poured);

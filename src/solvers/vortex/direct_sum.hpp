@@ -50,7 +50,7 @@ constexpr int kExactUpTo = 1024;
 
 // A strength or vorticity in float, below float's smallest normal number (1.2e-38) zero: the
 // block scenes' still vortons take vorticity of 1e-40 and less as the bodies' flow first
-// reaches them, and subnormal floats slowed the sums' arithmetic on the CPU about twofold (README,
+// reaches them, and subnormal floats slowed the sums' arithmetic on the CPU about twofold (docs/solvers/vortex.md,
 // Benchmarks). What is dropped is 1e-38 of a unit vorticity.
 FS_HDI float to_float(double x) {
     const float f = static_cast<float>(x);

@@ -95,7 +95,7 @@ FS_HDI double relaxation_rate(double lambda, double dt) {
 // at `relax` per second, which turns w toward the field's own vorticity `curl` with |w| as the
 // target (Alvarez and Ning 2020 relax their particles so; relaxation_rate gives `relax` for a
 // step): the particles' vorticity drifts off the divergence-free field it stands for, and two
-// leapfrogging rings, given that drift, broke up and ran away after 30 passes (README, the vortex
+// leapfrogging rings, given that drift, broke up and ran away after 30 passes (docs/solvers/vortex.md, the vortex
 // solver).
 FS_HDI dvec3 vorticity_rate(dvec3 w, dvec3 classical, dvec3 diffuse, dvec3 curl, double on, int form, double relax) {
     dvec3 rate = diffuse;

@@ -399,7 +399,7 @@ public:
     // sum to one and reproduce x); the threshold's dropped nodes are handed back below so that the
     // total vorticity and the heat stay exact. It does not keep the angular impulse (it widens
     // each vorton by a variance f (1 - f) h^2 per axis), and that smoothing is what holds the
-    // bodies' wakes (README, Design: the vortex solver): Monaghan's M4', which keeps x^2 too,
+    // bodies' wakes (docs/solvers/vortex.md): Monaghan's M4', which keeps x^2 too,
     // let them run away sooner.
     void remesh(const Config& c) {
         remeshed_ = 0;

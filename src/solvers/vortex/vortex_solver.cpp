@@ -241,7 +241,7 @@ double VortexSolver::finish_step(Stats& out) {
 // new vortons with the old psi). Ten times leaves room for the diagnostics' own error (the energy
 // takes psi from the last velocity stage) and for enstrophy that real stretching adds; an
 // exponential runaway goes from twice to ten times in ln 5 / rate (0.4 s for the bundled ring
-// under Euler, README).
+// under Euler, docs/solvers/vortex.md).
 void VortexSolver::check_growth(const Sums& s, bool remeshed, const std::string& step) {
     constexpr double kGrowth = 10.0;
     const double energy = s_.fluid_density * s.energy;
@@ -264,7 +264,7 @@ void VortexSolver::check_growth(const Sums& s, bool remeshed, const std::string&
     const std::string integrator = s_.integrator != kMidpoint ? "integrator midpoint, " : "";
     // Two causes look alike here: a time step that grows the flow's waves, and vortons whose
     // vorticity has drifted off the field they stand for (rings that tangle after many passes;
-    // a smaller dt does not help there, relaxation does: README, the vortex solver).
+    // a smaller dt does not help there, relaxation does: docs/solvers/vortex.md).
     const std::string relax =
         s_.relaxation > 0.0 ? "" : "; or, where the vortex lines tangled, relaxation 18 with stretching_form transpose";
     throw SimulationError(step + what + " is more than " + std::to_string(static_cast<int>(kGrowth)) +
