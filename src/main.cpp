@@ -21,8 +21,9 @@ int main(int argc, char** argv) {
     if (o.headless) {
         if (!o.screenshot_path.empty() || !o.record_path.empty() || o.video || !o.keys.empty() || o.seconds > 0) {
             std::fprintf(stderr,
-                         "fluid-sandbox: --screenshot, --record, --video, --keys and --seconds need the window; "
-                         "allowed with --headless: --stats, --export\n");
+                         "fluid-sandbox: --screenshot, --record, --video, --keys and --seconds need the window: drop "
+                         "--headless (xvfb-run -a gives a display where there is none); headless runs write "
+                         "--stats, --export, --export-mesh and --compare\n");
             return fs::kExitBadInput;
         }
         return fs::run_headless(o);

@@ -219,6 +219,15 @@ TEST(Headless, AMistypedSceneSuggestsTheBundledOneAndHelpNamesEverySolver) {
         EXPECT_NE(help.output.find(solver), std::string::npos) << solver << " missing from --help";
 }
 
+// The window's flags with --headless are refused in one line that says what to do instead.
+TEST(Headless, WindowFlagsWithHeadlessAreRefusedSayingWhatToDo) {
+    const auto r = run_program("euler_tutorial --headless --screenshot x.png");
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_EQ(count_lines(r.output), 1) << r.output;
+    EXPECT_NE(r.output.find("need the window: drop --headless"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--compare"), std::string::npos) << r.output;
+}
+
 // A long run on a terminal shows where it is; in a log (a pipe, a file) only the summary.
 TEST(Headless, ProgressLineOnATerminalOnly) {
     if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no `script` to give a terminal";
