@@ -181,7 +181,8 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     app.add_option("--mouse", o.mouse,
                    "A mouse script: the hands' tools without a person, in world coordinates, e.g. \"drag 0.3,0.3 "
                    "to 0.6,0.3 over 60; wait 30; push 0.5,0.4 for 40; pull X,Y for N; pour X,Y for N\" (3D points "
-                   "take x,y,z; the cursor looks along -z). Headless one frame is one step; in the window, a frame");
+                   "take x,y,z; the cursor looks along -z). Headless one frame is one step; in the window, a frame, "
+                   "and the window closes when the script ends unless --frames says later");
     app.add_flag("--step-per-frame", o.fixed_steps,
                  "Desktop window: one step per frame instead of real time, each frame waiting for its step "
                  "(a key script then gives the same run every time)");
