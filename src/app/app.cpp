@@ -539,10 +539,12 @@ int App::run() {
         };
         const char* driver = SDL_GetCurrentVideoDriver();
         const bool sprites = scene_.sphere_drawing() == render::SphereDrawing::Sprites;
+        // How 3D particles were drawn; a 2D scene draws flat discs either way.
         const std::string spheres =
-            sprites ? "as sorted sprites (the last picture: " + std::to_string(scene_.sprites_drawn()) + " of " +
-                          std::to_string(scene_.particle_count()) + " drawn, the rest hidden)"
-                    : std::string("with exact depth");
+            scene_.dimension() != 3 ? std::string("not drawn (a 2D scene: discs)")
+            : sprites ? "as sorted sprites (the last picture: " + std::to_string(scene_.sprites_drawn()) + " of " +
+                            std::to_string(scene_.particle_count()) + " drawn, the rest hidden)"
+                      : std::string("with exact depth");
         std::printf("drawn by: %s (OpenGL %s, SDL video driver %s), at most %s frames/s, 3D spheres %s; OpenGL "
                     "errors: %lld",
                     gl_text(GL_RENDERER), gl_text(GL_VERSION), driver ? driver : "?",
