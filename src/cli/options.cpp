@@ -144,7 +144,8 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
         ->check(CLI::Range(0.25, 8.0));
     app.add_option("--compare", o.compare_path,
                    "Headless: compare the run with the scene's known answers (surge front, hydrostatic "
-                   "pressure, ring speed, free fall) and write them to FILE.json; the summary gives each figure");
+                   "pressure, ring speed, free fall, Rayleigh-Taylor growth) and write them to FILE.json; the "
+                   "summary gives each figure with its mean and worst over the whole range");
     app.add_option("--export-every", o.export_every, "Export a frame every K steps (default 1)")
         ->check(CLI::Range(1LL, 1000000000LL));
     app.add_option("--screenshot", o.screenshot_path,
