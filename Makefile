@@ -6,9 +6,14 @@
 #   make deps       only install the Debian packages of third_party/packages.txt
 #   make test-sanitize  the test suite built with AddressSanitizer + UBSan (CPU backend)
 #   make fuzz       the scene loader's libFuzzer target (clang), run for FUZZ_SECONDS
+#   make web        the browser build (Emscripten, WebAssembly + WebGL2) into WEB_DIR: index.html,
+#                   index.js, index.wasm and index.data, a static page for any web server
+#   make serve-web  serves it at http://localhost:WEB_PORT/ (cross-origin isolated)
+#   make test-web   the browser tests: headless Chromium on the page, against the native build
 # Variables: BUILD_DIR (build), BUILD_TYPE (Release), CMAKE_ARGS (extra -D options), JOBS,
 # CUDA_ARCHS (empty: the release list of CMakeLists.txt; CI builds one), SANITIZE_DIR
-# (build-sanitize), SANITIZE_EXCLUDE, FUZZ_DIR (build-fuzz), FUZZ_SECONDS (60).
+# (build-sanitize), SANITIZE_EXCLUDE, FUZZ_DIR (build-fuzz), FUZZ_SECONDS (60), WEB_DIR
+# (build-web), WEB_PORT (8000).
 # Every build goes through ccache when it is installed (make deps installs it): a second build of
 # the same sources, in any of the build folders, takes its objects from the cache.
 
@@ -30,7 +35,12 @@ FUZZ_SECONDS ?= 60
 # SANITIZE_EXCLUDE= (empty) runs the whole suite under the sanitizers.
 SANITIZE_EXCLUDE ?= ^(VortexGuard\.TheAdvisedDtOrCoreHoldsTheRingForAMinute|VortexBodies\.(TheMagnusSphereDoesNotRunAway|ASpinningSphereFeelsTheMagnusForce)|OtScheme\.RayleighTaylorGrowsAtTheLinearTheorysRateAtTwoResolutions|VortexRing\.LeapfroggingRingsPassThroughEachOther|VortexIntegrators\.TheSecondOrderRulesErrorFallsFourTimesWithEachHalvingOfDt|VortexGridFidelity\.TheDefaultSpacingFollowsTheDirectSumInABodysWake|SphBarrier\..*|SphHydrostatic\..*|FlipHydrostatic\..*|FlipVolume\.(TooFewJacobiSweepsLoseTheTanksVolume|CorrectionKeepsTheDamBreaksVolume))$$
 
-.PHONY: all deps configure build run test bench clean test-sanitize fuzz
+WEB_DIR  ?= build-web
+WEB_PORT ?= 8000
+# emcc's JavaScript optimizer needs Debian's node modules (acorn), which Node does not look for.
+WEB_ENV   = NODE_PATH=/usr/share/nodejs
+
+.PHONY: all deps configure build run test bench clean test-sanitize fuzz web serve-web test-web
 
 all: build
 
@@ -71,6 +81,22 @@ fuzz: deps
 	mkdir -p $(FUZZ_DIR)/corpus
 	$(FUZZ_DIR)/fuzz_scene $(FUZZ_DIR)/corpus scenes tests/bad_scenes tests/fuzz/seeds \
 		-max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/
+
+# The same sources as the desktop, compiled by Debian's Emscripten; SDL2, Dear ImGui and FFTW come
+# from Debian's source packages, fetched once into $(WEB_DIR)/sources (third_party/web/).
+web:
+	@third_party/install-deps.sh "core web"
+	third_party/web/fetch-sources.sh $(WEB_DIR)/sources
+	@test -f $(WEB_DIR)/build.ninja || $(WEB_ENV) emcmake cmake -S . -B $(WEB_DIR) -G Ninja \
+		-DCMAKE_BUILD_TYPE=Release -DFS_WEB_SOURCES=$(CURDIR)/$(WEB_DIR)/sources $(LAUNCHER) $(CMAKE_ARGS)
+	$(WEB_ENV) cmake --build $(WEB_DIR) -j $(JOBS) --target fluid-sandbox
+	@echo "web: the page is $(WEB_DIR)/index.html (+ index.js, index.wasm, index.data); make serve-web serves it"
+
+serve-web: web
+	python3 src/web/serve.py --dir $(WEB_DIR) --port $(WEB_PORT)
+
+test-web: build web
+	python3 tests/web/test_page.py $(WEB_DIR) $(BUILD_DIR)/fluid-sandbox
 
 bench: build
 	tests/bench/euler_scaling.sh $(BUILD_DIR)/fluid-sandbox

@@ -11,7 +11,17 @@
 
 int main(int argc, char** argv) {
     int code = fs::kExitOk;
-    const auto options = fs::parse_options(argc, argv, code);
+    auto options = fs::parse_options(argc, argv, code);
+#ifdef __EMSCRIPTEN__
+    // The browser build's arguments come from the page's URL (src/web/shell.html). Ones it cannot
+    // take (an unknown scene, a bad --set) were printed, and the page shows them; it opens the
+    // default scene instead of a blank page.
+    if (!options && code == fs::kExitBadInput) {
+        char name[] = "fluid-sandbox";
+        char* none[] = {name, nullptr};
+        options = fs::parse_options(1, none, code);
+    }
+#endif
     if (!options) return code;
     const fs::Options& o = *options;
     if (o.cuda_fault.site != fs::CudaFaultSite::None) fs::set_cuda_fault(o.cuda_fault);

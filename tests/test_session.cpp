@@ -82,6 +82,33 @@ TEST(SimulationHost, TimeStepRunsExactlyThatManyStepsThenPauses) {
     EXPECT_EQ(host.status().steps, 7);
 }
 
+// The browser build's host (no thread of its own: the window's frames do the work) takes the
+// same steps as the desktop's, to the bit, and a running one steps only when a frame begins.
+TEST(SimulationHost, WithoutAThreadOfItsOwnTheFramesStepItTheSameWay) {
+    fs::HostConfig inline_config = tutorial(false);
+    inline_config.own_thread = false;
+    fs::SimulationHost threaded(tutorial(false)), inline_host(inline_config);
+    for (auto* h : {&threaded, &inline_host}) {
+        h->set_param("gravity_direction", nlohmann::json::array({1.0, 0.0}));
+        h->time_step(5);
+        h->wait_idle();
+    }
+    const auto a = threaded.status(), b = inline_host.status();
+    EXPECT_EQ(b.steps, 5);
+    EXPECT_FALSE(b.running);
+    ASSERT_EQ(a.stats.items().size(), b.stats.items().size());
+    for (std::size_t k = 0; k < a.stats.items().size(); ++k)
+        if (a.stats.items()[k].name.find("_ms") == std::string::npos)
+            EXPECT_EQ(a.stats.items()[k].value, b.stats.items()[k].value) << a.stats.items()[k].name;
+
+    inline_host.set_steps_per_frame(2);
+    inline_host.set_running(true);
+    inline_host.wait_idle();  // applies the commands: no frame began, so no step
+    EXPECT_EQ(inline_host.status().steps, 5);
+    inline_host.frame_tick();  // a frame: its two steps, here and now
+    EXPECT_EQ(inline_host.status().steps, 7);
+}
+
 TEST(SimulationHost, StageAdvancesOneNamedStage) {
     fs::SimulationHost host(tutorial(false));
     for (int k = 0; k < 3; ++k) host.advance_stage();

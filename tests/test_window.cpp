@@ -19,8 +19,33 @@
 #include <stb_image.h>
 
 #include "program.hpp"
+#include "render/shader.hpp"
 
 namespace {
+
+// One shader file, two dialects: the browser's WebGL2 gets every bundled shader as GLSL ES 3.00
+// (its version line and default precisions), the desktop the file as written; both keep the
+// file's line numbers for the driver's messages (#line 2 after what was put first).
+TEST(Shaders, EachFileReachesWebGl2AsGlslEs300) {
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(FS_SOURCE_DIR) + "/shaders")) {
+        const auto ext = entry.path().extension();
+        if (ext != ".vert" && ext != ".frag") continue;
+        std::ifstream in(entry.path());
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        ASSERT_EQ(text.rfind("#version 330 core\n", 0), 0u) << entry.path() << ": must start with #version 330 core";
+        const std::string es = fs::render::glsl_source(text, "#define FS_SPRITES", true);
+        EXPECT_EQ(es.rfind("#version 300 es\nprecision highp float;", 0), 0u) << entry.path();
+        EXPECT_NE(es.find("#define FS_SPRITES\n#line 2\n"), std::string::npos);
+        EXPECT_EQ(es.find("#version 330"), std::string::npos);
+        EXPECT_EQ(es.find("noperspective"), std::string::npos) << entry.path() << ": not in GLSL ES";
+        const std::string desktop = fs::render::glsl_source(text, "", false);
+        EXPECT_EQ(desktop.rfind("#version 330 core\n#line 2\n", 0), 0u);
+        EXPECT_EQ(desktop.substr(desktop.find("#line 2\n") + 8), text.substr(text.find('\n') + 1));
+        ++files;
+    }
+    EXPECT_GE(files, 10);
+}
 
 using fs_test::TempDir;
 

@@ -10,8 +10,11 @@
 // (scene_view.cpp), screenshots and recordings (capture.cpp).
 #include "app/app.hpp"
 
-#include <glad/gl.h>
+#include "render/gl.hpp"
 #include <SDL.h>
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#endif
 #include <imgui.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <backends/imgui_impl_sdl.h>
@@ -30,6 +33,7 @@
 #include "app/actions.hpp"
 #include "app/capture.hpp"
 #include "app/hand_input.hpp"
+#include "app/page.hpp"
 #include "app/panels.hpp"
 #include "app/scene_view.hpp"
 #include "app/simulation_host.hpp"
@@ -46,6 +50,12 @@ namespace {
 // GPU the window's drawing and a CUDA simulation take turns.
 class GpuDrawTimer {
 public:
+#ifdef __EMSCRIPTEN__
+    // WebGL2 has no timer queries (an extension some browsers offer; SwiftShader does not).
+    void begin() {}
+    void end() {}
+    void release() {}
+#else
     void begin() {
         if (!made_) {
             glGenQueries(kRing, query_);
@@ -63,9 +73,11 @@ public:
         if (made_) glDeleteQueries(kRing, query_);
         made_ = false;
     }
+#endif
     std::vector<double>& ms() { return ms_; }
 
 private:
+#ifndef __EMSCRIPTEN__
     void read(GLuint q, bool wait) {
         GLint ready = 0;
         if (!wait) glGetQueryObjectiv(q, GL_QUERY_RESULT_AVAILABLE, &ready);
@@ -78,6 +90,7 @@ private:
     GLuint query_[kRing] = {};
     bool made_ = false;
     long long next_ = 0;
+#endif
     std::vector<double> ms_;
 };
 
@@ -88,9 +101,16 @@ public:
           panels_(host, status_, history_, view_, scene_, capture_,
                   {[this](Action a) { apply(a); }, [this] { quit_ = true; }}) {}
 
+    // Desktop: runs the frame loop until the window closes; returns the exit status. Browser:
+    // hands the frames to the page's animation loop and does not return.
     int run();
 
 private:
+    bool begin();   // opens the window; false when it cannot (the error is printed)
+    bool frame();   // draws one frame; false once the window is to close
+    int finish();   // the self-closing run's summary, then closes the window
+    void follow_canvas();  // browser: the window takes the canvas's size
+    void publish_page_state();  // browser: the state the page's scripts read
     bool init_window();
     void shutdown();
     void handle_event(const SDL_Event& e);
@@ -135,6 +155,17 @@ private:
     std::size_t script_at_ = 0;
     long long frame_index_ = 0;
     double fps_ = 0.0;
+    std::int64_t downloads_offered_ = 0;  // status_.written_serial already offered
+
+    // The frame loop's clock and the self-closing run's measurements.
+    int max_fps_ = 0;
+    std::chrono::steady_clock::duration frame_period_{};
+    std::chrono::steady_clock::time_point start_{}, last_{}, frame_start_{};
+    double fps_acc_ = 0.0;
+    int fps_frames_ = 0;
+    double slowest_ = 0.0;        // the longest frame after the first (which loads fonts and shaders)
+    long long over_33_ = 0;       // frames under 30 per second
+    std::vector<double> frame_ms_;  // every frame's time after the first, for the summary's percentiles
 };
 
 bool App::init_window() {
@@ -144,9 +175,10 @@ bool App::init_window() {
         return false;
     }
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, 0);
-    SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+    // Desktop: OpenGL 3.3 core. Browser: OpenGL ES 3.0, which Emscripten gives as WebGL2.
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, render::kGlEs ? SDL_GL_CONTEXT_PROFILE_ES : SDL_GL_CONTEXT_PROFILE_CORE);
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
-    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 3);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, render::kGlEs ? 0 : 3);
     SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
     SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 24);
     window_ = SDL_CreateWindow("fluid-sandbox", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
@@ -158,13 +190,15 @@ bool App::init_window() {
     }
     gl_ = SDL_GL_CreateContext(window_);
     if (!gl_ || SDL_GL_MakeCurrent(window_, gl_) != 0) {
-        std::cerr << "fluid-sandbox: no OpenGL 3.3 core context: " << SDL_GetError() << '\n';
+        std::cerr << "fluid-sandbox: no " << (render::kGlEs ? "WebGL2" : "OpenGL 3.3 core") << " context: " << SDL_GetError() << '\n';
         return false;
     }
+#ifndef __EMSCRIPTEN__
     if (!gladLoadGL(reinterpret_cast<GLADloadfunc>(SDL_GL_GetProcAddress))) {
         std::cerr << "fluid-sandbox: cannot load the OpenGL functions\n";
         return false;
     }
+#endif
     SDL_GL_SetSwapInterval(1);
 
     IMGUI_CHECKVERSION();
@@ -172,11 +206,65 @@ bool App::init_window() {
     ImGui::GetIO().IniFilename = nullptr;  // the layout is the program's, not a file in the cwd
     ImGui::StyleColorsDark();
     ImGui_ImplSDL2_InitForOpenGL(window_, gl_);
-    ImGui_ImplOpenGL3_Init("#version 330 core");
+    ImGui_ImplOpenGL3_Init(render::kGlEs ? "#version 300 es" : "#version 330 core");
 
     scene_.init(window_);
     capture_.attach(window_);
     return true;
+}
+
+void App::follow_canvas() {
+    if constexpr (page::kInBrowser) {
+        int css_w = 0, css_h = 0, w = 0, h = 0;
+        page::canvas_css_size(css_w, css_h);
+        SDL_GetWindowSize(window_, &w, &h);
+        // SDL sizes the canvas's pixels by the device pixel ratio (SDL_WINDOW_ALLOW_HIGHDPI).
+        if (css_w > 0 && css_h > 0 && (css_w != w || css_h != h)) SDL_SetWindowSize(window_, css_w, css_h);
+    }
+}
+
+// The stats as the page reads them: name -> number, or array for a vector (null where not finite).
+nlohmann::json stats_json(const Stats& stats) {
+    nlohmann::json out = nlohmann::json::object();
+    const auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
+    for (const Stat& st : stats.items()) {
+        if (!st.is_vector) {
+            out[st.name] = st.value.empty() ? nlohmann::json() : number(st.value[0]);
+            continue;
+        }
+        nlohmann::json a = nlohmann::json::array();
+        for (double v : st.value) a.push_back(number(v));
+        out[st.name] = a;
+    }
+    return out;
+}
+
+void App::publish_page_state() {
+    if constexpr (page::kInBrowser) {
+        // WebGL's glGetError waits for the GPU process: read the (sticky) error flags twice a second.
+        if (frame_index_ % 30 == 1)
+            for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError())
+                if (gl_errors_++ == 0) first_gl_error_ = e;
+        int w = 0, h = 0;
+        SDL_GL_GetDrawableSize(window_, &w, &h);
+        nlohmann::json j;
+        j["frame"] = frame_index_;
+        j["fps"] = fps_;
+        j["drawable"] = {w, h};
+        j["scene"] = status_.scene_path;
+        j["solver"] = status_.solver;
+        j["running"] = status_.running;
+        j["steps"] = status_.steps;
+        j["time"] = status_.time;
+        j["step_ms"] = status_.step_ms;
+        j["params"] = status_.params;
+        j["stats"] = stats_json(status_.stats);
+        j["error"] = status_.error;
+        j["gl_errors"] = gl_errors_;
+        j["first_gl_error"] = static_cast<unsigned>(first_gl_error_);
+        j["recording"] = capture_.recording();
+        page::publish_state(j.dump());
+    }
 }
 
 void App::shutdown() {
@@ -325,6 +413,7 @@ void App::play_mouse_script() {
 void App::take_screenshot(const std::string& path) {
     try {
         capture_.screenshot(path);
+        page::offer_download(path);
         panels_.note("screenshot: " + path);
     } catch (const std::exception& e) {
         panels_.note(e.what());
@@ -360,12 +449,12 @@ void App::stop_recording() {
     if (!done.empty() && ImGui::GetCurrentContext()) panels_.note(done);
 }
 
-int App::run() {
+bool App::begin() {
     if (!o_.keys.empty()) script_ = parse_key_script(o_.keys);
     if (!o_.mouse.empty()) mouse_script_ = parse_hand_script(o_.mouse);
     if (!init_window()) {
         shutdown();
-        return kExitBadInput;
+        return false;
     }
     view_.record_realtime = !o_.fixed_steps;  // --step-per-frame: a video frame per step
     view_.spheres = o_.spheres == "exact" ? 1 : o_.spheres == "sprites" ? 2 : 0;
@@ -376,143 +465,154 @@ int App::run() {
     // SDL's offscreen driver; a driver forcing vsync off) draws thousands of frames a second,
     // and on one GPU the OpenGL and CUDA contexts take turns: on an H100 every CUDA stage then
     // waited ~5 ms for its turn, and a 4.7 ms FLIP step took 270 ms.
-    int max_fps = o_.max_fps;
+    // In the browser the page's animation frames pace the loop (the display's rate).
+    int max_fps = page::kInBrowser ? 0 : o_.max_fps;
     if (max_fps < 0) {
         SDL_DisplayMode mode;
         max_fps = SDL_GetWindowDisplayMode(window_, &mode) == 0 && mode.refresh_rate > 0 ? mode.refresh_rate : 60;
     }
-    const auto frame_period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+    max_fps_ = max_fps;
+    frame_period_ = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
         std::chrono::duration<double>(max_fps > 0 ? 1.0 / max_fps : 0.0));
+    start_ = last_ = std::chrono::steady_clock::now();
+    return true;
+}
 
-    auto last = std::chrono::steady_clock::now();
-    const auto start = last;
-    double fps_acc = 0.0;
-    int fps_frames = 0;
-    double slowest = 0.0;    // the longest frame after the first (which loads fonts and shaders)
-    long long over_33 = 0;   // frames under 30 per second
-    std::vector<double> frame_ms;  // every frame's time after the first, for the summary's percentiles
-    while (!quit_) {
-        SDL_Event e;
-        while (SDL_PollEvent(&e)) handle_event(e);
+bool App::frame() {
+    follow_canvas();
+    SDL_Event e;
+    while (SDL_PollEvent(&e)) handle_event(e);
 
-        const auto now = std::chrono::steady_clock::now();
-        const double dt = std::chrono::duration<double>(now - last).count();
-        last = now;
-        if (frame_index_ > 1) {
-            slowest = std::max(slowest, dt);
-            over_33 += dt > 1.0 / 30.0;
-            frame_ms.push_back(1e3 * dt);
-        }
-        fps_acc += dt;
-        if (++fps_frames >= 10) {
-            fps_ = fps_frames / std::max(fps_acc, 1e-9);
-            fps_acc = 0.0;
-            fps_frames = 0;
-        }
-
-        // Held keys (Q/E) and the key script.
-        const ImGuiIO& io = ImGui::GetIO();
-        if (!io.WantCaptureKeyboard) {
-            const Uint8* keys = SDL_GetKeyboardState(nullptr);
-            if (keys[SDL_SCANCODE_Q]) hold_rotation(+1.0, dt);
-            if (keys[SDL_SCANCODE_E]) hold_rotation(-1.0, dt);
-        }
-        if (script_at_ < script_.size()) {
-            for (Action a : script_[script_at_].actions) {
-                if (a == Action::RotateCcw || a == Action::RotateCw)
-                    hold_rotation(a == Action::RotateCcw ? 1.0 : -1.0, 1.0 / 30.0);
-                else
-                    apply(a);
-            }
-            ++script_at_;
-        }
-
-        host_.show_comparisons(view_.show_compare);
-        host_.frame_tick();
-        // --step-per-frame: the frame waits for its step, so a key script meets the same steps
-        // every time (the run is reproducible, not paced by how fast this machine draws).
-        if (o_.fixed_steps) host_.wait_idle();
-        status_ = host_.status();
-        history_ = host_.history();
-        if (auto notice = scene_.update(host_, status_, view_)) panels_.note(*notice);
-
-        ImGui_ImplOpenGL3_NewFrame();
-        ImGui_ImplSDL2_NewFrame();
-        prepare_mouse_script();
-        ImGui::NewFrame();
-        play_mouse_script();
-        panels_.draw(fps_);
-        if (!ImGui::GetIO().WantCaptureMouse || hands_.holding()) {
-            int mx = 0, my = 0;
-            SDL_GetMouseState(&mx, &my);
-            const bool scripted = mouse_at_ > 0 && mouse_at_ <= mouse_script_.size();
-            hands_.draw_cursor(scripted ? mouse_px_ : glm::dvec2(mx, my), status_);
-        }
-        if (frame_index_ == 2) reframe_ = true;  // the panels have found their places
-        if (reframe_) {
-            reframe_ = false;
-            apply(Action::FrameAll);
-        }
-        ImGui::Render();
-
-        int w = 0, h = 0;
-        SDL_GL_GetDrawableSize(window_, &w, &h);
-        const bool timed = o_.frames > 0 || o_.seconds > 0 || !script_.empty() || !mouse_script_.empty();
-        if (timed) draw_timer_.begin();
-        scene_.draw(w, h, status_, view_);
-        if (timed) {
-            draw_timer_.end();
-            for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError())  // for the summary
-                if (gl_errors_++ == 0) first_gl_error_ = e;
-        }
-        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-
-        ++frame_index_;
-        // Recorded frames are the window as drawn, from the frame the panels have found their
-        // places (a recording started with the window would lack them in its first frames).
-        if (capture_.recording() && frame_index_ > 3) {
-            try {
-                const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - record_start_).count();
-                capture_.add_frame(view_.record_realtime ? capture_.frames_due(since) : 1);
-            } catch (const std::exception& ex) {
-                panels_.show_problem(ex.what());
-            }
-        }
-        // --frames N closes after N frames; a key or mouse script alone closes when it ends.
-        const bool script_done = script_at_ >= script_.size() && mouse_at_ >= mouse_script_.size();
-        bool last_frame =
-            script_done && (o_.frames > 0 ? frame_index_ >= o_.frames : !script_.empty() || !mouse_script_.empty());
-        if (o_.seconds > 0) {  // --seconds: the wall clock decides (and --frames, when reached first)
-            const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            last_frame = elapsed >= o_.seconds || (o_.frames > 0 && frame_index_ >= o_.frames);
-        }
-        if (last_frame && !o_.screenshot_path.empty()) {
-            try {
-                capture_.screenshot(o_.screenshot_path);
-            } catch (const std::exception& ex) {
-                std::cerr << "fluid-sandbox: " << ex.what() << '\n';
-                exit_code_ = kExitSimulationFailed;
-            }
-        }
-        if (capture_.recording()) {  // the recording mark: after the frame was taken, so in no frame
-            glEnable(GL_SCISSOR_TEST);
-            glScissor(w - 28, h - 46, 16, 16);
-            glClearColor(0.95f, 0.2f, 0.2f, 1.0f);
-            glClear(GL_COLOR_BUFFER_BIT);
-            glDisable(GL_SCISSOR_TEST);
-        }
-        SDL_GL_SwapWindow(window_);
-        if (last_frame) quit_ = true;
-        if (max_fps > 0) std::this_thread::sleep_until(now + frame_period);  // now: this frame's start
+    const auto now = std::chrono::steady_clock::now();
+    frame_start_ = now;
+    const double dt = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    if (frame_index_ > 1) {
+        slowest_ = std::max(slowest_, dt);
+        over_33_ += dt > 1.0 / 30.0;
+        frame_ms_.push_back(1e3 * dt);
     }
+    fps_acc_ += dt;
+    if (++fps_frames_ >= 10) {
+        fps_ = fps_frames_ / std::max(fps_acc_, 1e-9);
+        fps_acc_ = 0.0;
+        fps_frames_ = 0;
+    }
+
+    // Held keys (Q/E) and the key script.
+    const ImGuiIO& io = ImGui::GetIO();
+    if (!io.WantCaptureKeyboard) {
+        const Uint8* keys = SDL_GetKeyboardState(nullptr);
+        if (keys[SDL_SCANCODE_Q]) hold_rotation(+1.0, dt);
+        if (keys[SDL_SCANCODE_E]) hold_rotation(-1.0, dt);
+    }
+    if (script_at_ < script_.size()) {
+        for (Action a : script_[script_at_].actions) {
+            if (a == Action::RotateCcw || a == Action::RotateCw)
+                hold_rotation(a == Action::RotateCcw ? 1.0 : -1.0, 1.0 / 30.0);
+            else
+                apply(a);
+        }
+        ++script_at_;
+    }
+
+    host_.show_comparisons(view_.show_compare);
+    host_.frame_tick();
+    // --step-per-frame: the frame waits for its step, so a key script meets the same steps
+    // every time (the run is reproducible, not paced by how fast this machine draws).
+    if (o_.fixed_steps) host_.wait_idle();
+    status_ = host_.status();
+    history_ = host_.history();
+    if (status_.written_serial != downloads_offered_) {  // the browser's way: a download
+        downloads_offered_ = status_.written_serial;
+        page::offer_download(status_.written_file);
+    }
+    if (auto notice = scene_.update(host_, status_, view_)) panels_.note(*notice);
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplSDL2_NewFrame();
+    // Dear ImGui 1.86 asserts a positive DeltaTime, which SDL's clock does not promise when two
+    // frames come within its resolution (the browser's, under a virtual clock).
+    if (ImGui::GetIO().DeltaTime <= 0.0f) ImGui::GetIO().DeltaTime = 1e-4f;
+    prepare_mouse_script();
+    ImGui::NewFrame();
+    play_mouse_script();
+    panels_.draw(fps_);
+    if (!ImGui::GetIO().WantCaptureMouse || hands_.holding()) {
+        int mx = 0, my = 0;
+        SDL_GetMouseState(&mx, &my);
+        const bool scripted = mouse_at_ > 0 && mouse_at_ <= mouse_script_.size();
+        hands_.draw_cursor(scripted ? mouse_px_ : glm::dvec2(mx, my), status_);
+    }
+    if (frame_index_ == 2) reframe_ = true;  // the panels have found their places
+    if (reframe_) {
+        reframe_ = false;
+        apply(Action::FrameAll);
+    }
+    ImGui::Render();
+
+    int w = 0, h = 0;
+    SDL_GL_GetDrawableSize(window_, &w, &h);
+    const bool timed = o_.frames > 0 || o_.seconds > 0 || !script_.empty() || !mouse_script_.empty();
+    if (timed) draw_timer_.begin();
+    scene_.draw(w, h, status_, view_);
+    if (timed) {
+        draw_timer_.end();
+        for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError())  // for the summary
+            if (gl_errors_++ == 0) first_gl_error_ = e;
+    }
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+    ++frame_index_;
+    // Recorded frames are the window as drawn, from the frame the panels have found their
+    // places (a recording started with the window would lack them in its first frames).
+    if (capture_.recording() && frame_index_ > 3) {
+        try {
+            const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - record_start_).count();
+            capture_.add_frame(view_.record_realtime ? capture_.frames_due(since) : 1);
+        } catch (const std::exception& ex) {
+            panels_.show_problem(ex.what());
+        }
+    }
+    // --frames N closes after N frames; a key or mouse script alone closes when it ends.
+    const bool script_done = script_at_ >= script_.size() && mouse_at_ >= mouse_script_.size();
+    bool last_frame =
+        script_done && (o_.frames > 0 ? frame_index_ >= o_.frames : !script_.empty() || !mouse_script_.empty());
+    if (o_.seconds > 0) {  // --seconds: the wall clock decides (and --frames, when reached first)
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        last_frame = elapsed >= o_.seconds || (o_.frames > 0 && frame_index_ >= o_.frames);
+    }
+    if (last_frame && !o_.screenshot_path.empty()) {
+        try {
+            capture_.screenshot(o_.screenshot_path);
+        } catch (const std::exception& ex) {
+            std::cerr << "fluid-sandbox: " << ex.what() << '\n';
+            exit_code_ = kExitSimulationFailed;
+        }
+    }
+    if (capture_.recording()) {  // the recording mark: after the frame was taken, so in no frame
+        glEnable(GL_SCISSOR_TEST);
+        glScissor(w - 28, h - 46, 16, 16);
+        glClearColor(0.95f, 0.2f, 0.2f, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        glDisable(GL_SCISSOR_TEST);
+    }
+    SDL_GL_SwapWindow(window_);
+    if (last_frame) quit_ = true;
+    publish_page_state();
+    if (max_fps_ > 0) std::this_thread::sleep_until(now + frame_period_);  // now: this frame's start
+    return !quit_;
+}
+
+int App::finish() {
     // A run that closes itself (--frames, a key script) says how the window kept up: the
     // measurement behind "the window stays at 30 frames per second however slow a step is".
     if (o_.frames > 0 || o_.seconds > 0 || !script_.empty() || !mouse_script_.empty()) {
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
         const SimStatus s = host_.status();
         std::printf("window: %lld frames in %.2f s (%.1f frames/s; slowest %.1f ms, %lld under 30 frames/s); "
                     "simulation: %lld steps, %.1f ms the last\n",
-                    frame_index_, seconds, frame_index_ / std::max(seconds, 1e-9), 1e3 * slowest, over_33,
+                    frame_index_, seconds, frame_index_ / std::max(seconds, 1e-9), 1e3 * slowest_, over_33_,
                     static_cast<long long>(s.steps), s.step_ms);
         // The frame times' spread, and how the simulation's frames reached OpenGL: a frame that
         // waited for a step would show as a long hand-over.
@@ -522,8 +622,8 @@ int App::run() {
             std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
             return v[k];
         };
-        auto percentile = [&](double q) { return percentile_of(frame_ms, q); };
-        const long long over_60 = std::count_if(frame_ms.begin(), frame_ms.end(), [](double ms) { return ms > 1e3 / 60.0; });
+        auto percentile = [&](double q) { return percentile_of(frame_ms_, q); };
+        const long long over_60 = std::count_if(frame_ms_.begin(), frame_ms_.end(), [](double ms) { return ms > 1e3 / 60.0; });
         const auto& h = scene_.hand_over();
         std::printf("frames: median %.2f ms, 99th percentile %.2f ms, %lld under 60 frames/s; simulation frames "
                     "drawn: %lld through CUDA-OpenGL interop, %lld through host memory, longest hand-over %.2f ms\n",
@@ -548,7 +648,7 @@ int App::run() {
         std::printf("drawn by: %s (OpenGL %s, SDL video driver %s), at most %s frames/s, 3D spheres %s; OpenGL "
                     "errors: %lld",
                     gl_text(GL_RENDERER), gl_text(GL_VERSION), driver ? driver : "?",
-                    max_fps > 0 ? std::to_string(max_fps).c_str() : "any", spheres.c_str(), gl_errors_);
+                    max_fps_ > 0 ? std::to_string(max_fps_).c_str() : "any", spheres.c_str(), gl_errors_);
         if (gl_errors_ > 0) std::printf(" (the first 0x%04x)", static_cast<unsigned>(first_gl_error_));
         std::printf("\n");
         if (!mouse_script_.empty())
@@ -561,13 +661,35 @@ int App::run() {
     return exit_code_;
 }
 
+int App::run() {
+    if (!begin()) return kExitBadInput;
+#ifdef __EMSCRIPTEN__
+    // The page's animation frames drive the loop; this call does not return. The App and its
+    // host live on the heap (run_app), so nothing here is lost when the stack unwinds.
+    emscripten_set_main_loop_arg(
+        [](void* self) {
+            auto* app = static_cast<App*>(self);
+            if (!app->frame()) {
+                app->finish();
+                emscripten_cancel_main_loop();
+            }
+        },
+        this, 0, 1);
+    return kExitOk;
+#else
+    while (frame()) {
+    }
+    return finish();
+#endif
+}
+
 }  // namespace
 
 int run_app(const Options& o) {
     // Without a display SDL would fall back to a driver that shows nothing and never closes.
     // An explicit SDL_VIDEODRIVER (a console's kmsdrm, ...) is the user's choice.
     const auto set = [](const char* name) { return std::getenv(name) && *std::getenv(name); };
-    if (!set("DISPLAY") && !set("WAYLAND_DISPLAY") && !set("SDL_VIDEODRIVER")) {
+    if (!page::kInBrowser && !set("DISPLAY") && !set("WAYLAND_DISPLAY") && !set("SDL_VIDEODRIVER")) {
         std::cerr << "fluid-sandbox: no display found (DISPLAY and WAYLAND_DISPLAY are unset): run with "
                      "--headless, or run the window under xvfb-run -a\n";
         return kExitBadInput;
@@ -597,18 +719,33 @@ int run_app(const Options& o) {
     config.export_path = o.export_path;
     config.export_every = o.export_every;
     config.realtime = !o.fixed_steps;
+    config.start_running = !o.paused;
+    config.own_thread = !page::kInBrowser;  // the page has no threads: the frames step it
     std::unique_ptr<SimulationHost> host;
     try {
         host = std::make_unique<SimulationHost>(config);
     } catch (const SceneError& e) {
         std::cerr << "fluid-sandbox: " << e.what() << '\n';
-        return kExitBadInput;
+        if (!page::kInBrowser) return kExitBadInput;
+        // The page's URL named a scene or a setting it cannot open: the page shows the line
+        // above, and the default scene opens instead of a blank page.
+        config.scene = default_scene();
+        config.sets.clear();
+        host = std::make_unique<SimulationHost>(config);
     } catch (const CudaError& e) {
         std::cerr << "fluid-sandbox: " << cuda_setup_message(e.what()) << '\n';
         return kExitBadInput;
     } catch (const std::exception& e) {
         std::cerr << "fluid-sandbox: " << e.what() << '\n';
         return kExitBadInput;
+    }
+    if constexpr (page::kInBrowser) {
+        // The page's animation loop outlives this call: the host and the window stay for the
+        // page's life.
+        static Options options;
+        options = o;
+        auto* app = new App(options, *host.release());
+        return app->run();
     }
     App app(o, *host);
     return app.run();

@@ -2,7 +2,8 @@
 // one or more ffmpeg recordings fed the same frames.
 #include "app/capture.hpp"
 
-#include <glad/gl.h>
+#include "render/gl.hpp"
+#include "app/page.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -32,10 +33,16 @@ std::vector<std::string> fresh_paths(const char* prefix, const std::vector<std::
 
 std::vector<unsigned char> Capture::read_pixels(int& w, int& h) const {
     SDL_GL_GetDrawableSize(window_, &w, &h);
-    std::vector<unsigned char> rgb(static_cast<std::size_t>(w) * h * 3);
+    // RGBA, the one format OpenGL ES (WebGL2) must read, and dropped to RGB here: one path
+    // for both targets.
+    const std::size_t n = static_cast<std::size_t>(w) * h;
+    std::vector<unsigned char> rgba(n * 4);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadBuffer(GL_BACK);
-    glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, rgb.data());
+    glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+    std::vector<unsigned char> rgb(n * 3);
+    for (std::size_t i = 0; i < n; ++i)
+        for (int c = 0; c < 3; ++c) rgb[3 * i + c] = rgba[4 * i + c];
     return rgb;
 }
 
@@ -47,6 +54,14 @@ void Capture::screenshot(const std::string& path) const {
 
 void Capture::start(const std::vector<std::string>& paths, bool print) {
     stop();
+    if constexpr (page::kInBrowser) {
+        // The browser records its canvas itself (MediaRecorder); the video is a download.
+        if (const std::string why = page::start_canvas_recording(kVideoFps); !why.empty())
+            throw std::runtime_error("recording: " + why);
+        page_stem_ = std::filesystem::path(paths.empty() ? "recording" : paths.front()).stem().string();
+        print_ = print;
+        return;
+    }
     int w = 0, h = 0;
     SDL_GL_GetDrawableSize(window_, &w, &h);
     for (const std::string& path : paths) {
@@ -68,7 +83,7 @@ int Capture::frames_due(double seconds) const {
 }
 
 void Capture::add_frame(int copies) {
-    if (copies <= 0) return;
+    if (copies <= 0 || !page_stem_.empty()) return;
     int w = 0, h = 0;
     const auto rgb = read_pixels(w, h);
     std::string problem;
@@ -95,6 +110,11 @@ std::string Capture::paths() const {
 }
 
 std::string Capture::stop() {
+    if (!page_stem_.empty()) {
+        const std::string name = page::stop_canvas_recording(page_stem_);
+        page_stem_.clear();
+        return name.empty() ? std::string("the recording was empty") : "recorded " + name + " (a download)";
+    }
     if (recorders_.empty()) return {};
     const std::string all = paths();
     const int count = frames();

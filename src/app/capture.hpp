@@ -39,7 +39,7 @@ public:
     // Finishes the files; returns the window's notice (empty when nothing was recording).
     std::string stop();
 
-    bool recording() const { return !recorders_.empty(); }
+    bool recording() const { return !recorders_.empty() || !page_stem_.empty(); }
     int frames() const { return recorders_.empty() ? 0 : recorders_.front()->frames(); }
     std::string paths() const;  // "a" or "a and b"
 
@@ -49,6 +49,7 @@ private:
     SDL_Window* window_ = nullptr;
     std::vector<std::unique_ptr<VideoRecorder>> recorders_;
     bool print_ = false;
+    std::string page_stem_;  // the browser's recording of its canvas, named so (page.hpp)
 };
 
 }  // namespace fs

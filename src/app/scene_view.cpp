@@ -4,7 +4,7 @@
 
 #include "app/plot_scale.hpp"
 
-#include <glad/gl.h>
+#include "render/gl.hpp"
 
 #include <algorithm>
 #include <cassert>

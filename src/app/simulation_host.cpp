@@ -49,7 +49,7 @@ SimulationHost::SimulationHost(const HostConfig& config) : initial_backend_(conf
         status_.export_path = config.export_path;
     }
     publish();
-    thread_ = std::thread([this] { run(); });
+    if (config.own_thread) thread_ = std::thread([this] { run(); });
 }
 
 SimulationHost::~SimulationHost() {
@@ -334,9 +334,11 @@ void SimulationHost::save_scene(const std::string& path) {
         std::ofstream out(path);
         out << scene_to_json(*solver_, scene_).dump(2) << '\n';
         std::lock_guard lock(mutex_);
-        if (out)
+        if (out) {
             status_.message = "saved " + path;
-        else
+            status_.written_file = path;
+            ++status_.written_serial;
+        } else
             status_.message = path + ": cannot write the scene file";
     });
 }
@@ -372,9 +374,11 @@ void SimulationHost::stop_export() {
     post([this] {
         if (!usd_) return;
         std::string done;
+        bool written = false;
         try {
             usd_->close();
             done = "exported " + std::to_string(usd_->frames()) + " frames";
+            written = true;
         } catch (const std::exception& e) {
             done = e.what();
         }
@@ -382,6 +386,10 @@ void SimulationHost::stop_export() {
         std::lock_guard lock(mutex_);
         status_.exporting = false;
         status_.message = done;
+        if (written) {
+            status_.written_file = status_.export_path;
+            ++status_.written_serial;
+        }
     });
 }
 
@@ -403,15 +411,29 @@ void SimulationHost::frame_tick() {
         const bool first = last_tick_.time_since_epoch().count() == 0;
         const double interval = first ? 1.0 / 60.0 : std::chrono::duration<double>(now - last_tick_).count();
         last_tick_ = now;
-        if (!running_) return;
-        ++frames_pending_;
-        wall_pending_ += interval;  // frames the worker skips still count, up to the pacer's clamp
-        frame_interval_ = interval;
+        if (running_) {
+            ++frames_pending_;
+            wall_pending_ += interval;  // frames the worker skips still count, up to the pacer's clamp
+            frame_interval_ = interval;
+        }
+    }
+    if (!thread_.joinable()) {
+        serve_here();
+        return;
     }
     wake_.notify_all();
 }
 
+void SimulationHost::serve_here() {
+    std::unique_lock lock(mutex_);
+    if (!queue_.empty() || (running_ && frames_pending_ > 0)) serve(lock);
+}
+
 void SimulationHost::wait_idle() {
+    if (!thread_.joinable()) {  // no thread of its own: the work is done here, now
+        serve_here();
+        return;
+    }
     std::unique_lock lock(mutex_);
     idle_.wait(lock, [&] {
         return quit_ || (queue_.empty() && !busy_ && (frames_pending_ == 0 || !running_));
@@ -475,46 +497,53 @@ void SimulationHost::run() {
             return quit_ || !queue_.empty() || (running_ && frames_pending_ > 0);
         });
         if (quit_) break;
-        std::deque<std::function<void()>> commands;
-        commands.swap(queue_);
-        // A slow simulation skips the frames it missed rather than queueing them up.
-        const bool take_frame = running_ && frames_pending_ > 0;
-        const bool restart_pacer = restart_pacer_;
-        restart_pacer_ = false;
-        frames_pending_ = 0;
-        const int steps = steps_per_frame_;
-        const bool realtime = realtime_;
-        const double wall_seconds = wall_pending_, frame_interval = frame_interval_;
-        wall_pending_ = 0.0;
-        busy_ = true;
-        lock.unlock();
-
-        for (auto& command : commands) command();
-        if (restart_pacer) pacer_.restart();  // a resumed run starts level with the clock
-        if (take_frame) {
-            // Real time: simulated time keeps pace with the wall clock as long as the steps fit
-            // in most of a frame; past that the simulation runs slower than real time rather
-            // than stalling the frames (realtime_pacer.hpp). Otherwise a fixed number of steps.
-            const auto start = std::chrono::steady_clock::now();
-            const auto spent = [&] {
-                return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            };
-            if (realtime) pacer_.begin_frame(wall_seconds, frame_interval);
-            for (int k = 0; realtime ? pacer_.want_step(spent()) : k < steps; ++k) {
-                const double t_before = solver_->time();
-                step_once();
-                if (realtime) pacer_.stepped(solver_->time() - t_before);
-                std::lock_guard guard(mutex_);
-                if (!running_ || quit_ || !queue_.empty()) break;
-            }
-            if (realtime) pacer_.end_frame(spent());
-        }
-        if (take_frame || !commands.empty()) publish();
-
-        lock.lock();
-        busy_ = false;
-        idle_.notify_all();
+        serve(lock);
     }
+    idle_.notify_all();
+}
+
+// One round of the simulation's work: the commands sent so far, then the steps of the frames
+// that began (a slow simulation skips the frames it missed rather than queueing them up). Called
+// with mutex_ held, which it releases while it works.
+void SimulationHost::serve(std::unique_lock<std::mutex>& lock) {
+    std::deque<std::function<void()>> commands;
+    commands.swap(queue_);
+    // A slow simulation skips the frames it missed rather than queueing them up.
+    const bool take_frame = running_ && frames_pending_ > 0;
+    const bool restart_pacer = restart_pacer_;
+    restart_pacer_ = false;
+    frames_pending_ = 0;
+    const int steps = steps_per_frame_;
+    const bool realtime = realtime_;
+    const double wall_seconds = wall_pending_, frame_interval = frame_interval_;
+    wall_pending_ = 0.0;
+    busy_ = true;
+    lock.unlock();
+
+    for (auto& command : commands) command();
+    if (restart_pacer) pacer_.restart();  // a resumed run starts level with the clock
+    if (take_frame) {
+        // Real time: simulated time keeps pace with the wall clock as long as the steps fit
+        // in most of a frame; past that the simulation runs slower than real time rather
+        // than stalling the frames (realtime_pacer.hpp). Otherwise a fixed number of steps.
+        const auto start = std::chrono::steady_clock::now();
+        const auto spent = [&] {
+            return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        };
+        if (realtime) pacer_.begin_frame(wall_seconds, frame_interval);
+        for (int k = 0; realtime ? pacer_.want_step(spent()) : k < steps; ++k) {
+            const double t_before = solver_->time();
+            step_once();
+            if (realtime) pacer_.stepped(solver_->time() - t_before);
+            std::lock_guard guard(mutex_);
+            if (!running_ || quit_ || !queue_.empty()) break;
+        }
+        if (realtime) pacer_.end_frame(spent());
+    }
+    if (take_frame || !commands.empty()) publish();
+
+    lock.lock();
+    busy_ = false;
     idle_.notify_all();
 }
 

@@ -1,5 +1,5 @@
 // SimulationHost: runs a solver on its own thread so the window stays responsive however slow a
-// step is. The window sends commands (queued, applied between steps) and reads back copies: the
+// step is (or, without threads, within the window's frames: HostConfig::own_thread). The window sends commands (queued, applied between steps) and reads back copies: the
 // status (counters, stats, parameter values, errors), the per-step history for plots, and the
 // particle data to draw. Nothing here knows of windows or OpenGL.
 #pragma once
@@ -68,6 +68,10 @@ struct SimStatus {
     std::int64_t error_serial = 0;  // increases with each new error (the window shows each once)
     bool error_paused = true;       // whether that error paused the simulation
     std::string message;        // the last notice (saved a file, ...)
+    // The last file finished (a saved scene, a closed export), counted: the browser build offers
+    // each as a download.
+    std::string written_file;
+    std::int64_t written_serial = 0;
     // The GPU failed and what it held is lost: set_backend(Backend::Cpu) goes on from the last
     // good state on the CPU (the window offers it); other commands that need the state wait.
     bool device_lost = false;
@@ -94,6 +98,10 @@ struct HostConfig {
     long long export_every = 1;
     bool start_running = true;
     bool realtime = false;
+    // false: no simulation thread; the window's frame_tick() and wait_idle() do the work on the
+    // calling thread (the browser build, where a page without cross-origin isolation has no
+    // threads). The commands and frames are the same either way.
+    bool own_thread = true;
 };
 
 class SimulationHost {
@@ -165,6 +173,8 @@ public:
 
 private:
     void run();
+    void serve(std::unique_lock<std::mutex>& lock);
+    void serve_here();  // serve() on the calling thread, when there is work (no own thread)
     void post(std::function<void()> command);
     void apply_param(const std::string& name, const std::function<void(Param&)>& set);
     void step_once();

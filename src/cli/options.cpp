@@ -187,6 +187,8 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     app.add_flag("--step-per-frame", o.fixed_steps,
                  "Desktop window: one step per frame instead of real time, each frame waiting for its step "
                  "(a key script then gives the same run every time)");
+    app.add_flag("--paused", o.paused,
+                 "Window: open paused at step 0 (P runs, Space steps); the browser's ?args=--paused");
     std::string size;
     app.add_option("--size", size, "Desktop window size WIDTHxHEIGHT (default 1440x900)");
     app.add_flag("--bench", o.bench,

@@ -41,6 +41,7 @@ struct Options {
     bool video = false;  // window: record an MP4 and a GIF of the run (the WCSPH assignment's flag)
     std::string keys;  // a key script for the window (tests, demos)
     std::string mouse;  // a mouse script (io/hand_script.hpp): headless one frame a step, or the window's
+    bool paused = false;       // window: open paused at step 0
     bool fixed_steps = false;  // window: one step per frame instead of real time (reproducible scripts)
     int width = 1440, height = 900;
     CudaFault cuda_fault;  // --cuda-fault (debug): none unless given

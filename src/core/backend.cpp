@@ -1,6 +1,8 @@
 #include "core/backend.hpp"
 
+#ifdef _OPENMP
 #include <omp.h>
+#endif
 
 #include <atomic>
 
@@ -26,12 +28,18 @@ std::atomic<int> g_cpu_threads{0};  // 0: OpenMP's default
 }
 
 int cpu_threads() {
+#ifdef _OPENMP
     const int n = g_cpu_threads.load();
     return n > 0 ? n : omp_get_max_threads();
+#else
+    return 1;  // a build without OpenMP (the browser's): every loop runs on the calling thread
+#endif
 }
 void set_cpu_threads(int n) {
     g_cpu_threads.store(n > 0 ? n : 0);
+#ifdef _OPENMP
     if (n > 0) omp_set_num_threads(n);
+#endif
 }
 
 namespace {

@@ -108,7 +108,7 @@ void Param::set(const ParamValue& v) {
     ParamValue stored;
     switch (type_) {
         case ParamType::Real: {
-            double d;
+            double d = 0.0;  // refuse() throws where it is not set
             if (auto p = std::get_if<double>(&v))
                 d = *p;
             else if (auto q = std::get_if<long long>(&v))
@@ -120,7 +120,7 @@ void Param::set(const ParamValue& v) {
             break;
         }
         case ParamType::Int: {
-            long long i;
+            long long i = 0;  // refuse() throws where it is not set
             if (auto q = std::get_if<long long>(&v))
                 i = *q;
             else if (auto p = std::get_if<double>(&v);

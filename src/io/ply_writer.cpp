@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -51,7 +52,9 @@ void write_ply(const std::string& path, const SurfaceMesh& mesh, const std::stri
     };
     const std::size_t floats = static_cast<std::size_t>(mesh.vertex_count()) * 3;
     for (std::size_t i = 0; i < floats; ++i) {
-        put_le(buf, std::bit_cast<std::uint32_t>(mesh.points[i]));
+        std::uint32_t bits;  // the float's bits (std::bit_cast, which the browser build's libc++ 14 lacks)
+        std::memcpy(&bits, &mesh.points[i], sizeof bits);
+        put_le(buf, bits);
         if (buf.size() >= kBlock * 12) flush();
     }
     const std::size_t triangles = static_cast<std::size_t>(mesh.triangle_count());

@@ -4,7 +4,7 @@
 // GL context.
 #pragma once
 
-#include <glad/gl.h>
+#include "render/gl.hpp"
 
 #include <algorithm>
 #include <cstddef>

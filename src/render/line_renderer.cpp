@@ -1,6 +1,6 @@
 #include "render/line_renderer.hpp"
 
-#include <glad/gl.h>
+#include "render/gl.hpp"
 
 #include <cstddef>
 

@@ -1,6 +1,6 @@
 #include "render/mesh_renderer.hpp"
 
-#include <glad/gl.h>
+#include "render/gl.hpp"
 
 #include <algorithm>
 #include <cmath>

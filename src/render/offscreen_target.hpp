@@ -6,6 +6,8 @@
 // of that. Needs a current OpenGL 3.3 core context from the first begin() to release().
 #pragma once
 
+#include "render/shader.hpp"
+
 namespace fs::render {
 
 class OffscreenTarget {
@@ -18,14 +20,18 @@ public:
     // Binds the target for drawing, w x h pixels (allocated on the first call and when the size
     // changes). Returns false when the driver cannot make it complete: then draw to the window.
     bool begin(int w, int h);
-    // Copies the target's colour into the window's framebuffer and binds that again.
-    void show() const;
+    // Copies the target's colour into the window's framebuffer (a full-window draw that samples
+    // it: shaders/picture.frag) and binds that again.
+    void show();
     // Whether it holds a w x h picture (begun at that size).
     bool holds(int w, int h) const { return fbo_ != 0 && w == w_ && h == h_; }
-    void release();
+    void release();  // everything (the context must be current)
 
 private:
-    unsigned fbo_ = 0, colour_ = 0, depth_ = 0;
+    void drop_target();  // the framebuffer and its attachments
+    unsigned fbo_ = 0, colour_ = 0, depth_ = 0;  // colour_: a texture, depth_: a renderbuffer
+    unsigned vao_ = 0;                            // no attributes: fullscreen.vert needs none
+    Shader copy_;
     int w_ = 0, h_ = 0;
 };
 

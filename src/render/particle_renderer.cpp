@@ -1,6 +1,6 @@
 #include "render/particle_renderer.hpp"
 
-#include <glad/gl.h>
+#include "render/gl.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -69,7 +69,7 @@ void ParticleRenderer::init() {
                            : SphereDrawing::Exact;
     drawing_ = default_drawing_;
     GLfloat point_range[2] = {1.0f, 1.0f};
-    glGetFloatv(GL_POINT_SIZE_RANGE, point_range);
+    glGetFloatv(point_size_range_name(), point_range);
     max_point_px_ = std::max(point_range[1], 1.0f);
 
     glGenVertexArrays(1, &vao_);
@@ -250,11 +250,11 @@ void ParticleRenderer::draw_sprites(const glm::mat4& view_proj, const glm::mat4&
     }
     if (quads < kept) {
         sprite_shader_.set("u_points", true);
-        glEnable(GL_PROGRAM_POINT_SIZE);
+        program_point_size(true);
         glBindVertexArray(point_vao_);
         enable_scalars(range_min, range_max);
         glDrawArrays(GL_POINTS, quads, kept - quads);
-        glDisable(GL_PROGRAM_POINT_SIZE);
+        program_point_size(false);
     }
     glBindVertexArray(0);
 }

@@ -1,6 +1,6 @@
 #include "render/shader.hpp"
 
-#include <glad/gl.h>
+#include "render/gl.hpp"
 
 #include <cstdlib>
 #include <fstream>
@@ -39,14 +39,8 @@ std::string program_log(GLuint program) {
     return log;
 }
 
-// The file's text with `defines` (lines of #define) after its first line, the #version that
-// GLSL wants before anything else.
 GLuint compile(GLenum stage, const std::string& path, std::string_view defines) {
-    std::string source = read_text(path);
-    if (!defines.empty()) {
-        const std::size_t eol = source.find('\n');
-        source.insert(eol == std::string::npos ? source.size() : eol + 1, std::string(defines) + "\n#line 2\n");
-    }
+    const std::string source = glsl_source(read_text(path), defines, kGlEs);
     const GLuint shader = glCreateShader(stage);
     const char* text = source.c_str();
     glShaderSource(shader, 1, &text, nullptr);
@@ -62,6 +56,31 @@ GLuint compile(GLenum stage, const std::string& path, std::string_view defines) 
 }
 
 }  // namespace
+
+std::string glsl_source(std::string_view text, std::string_view defines, bool es) {
+    // The #version line must come first; the rest of the file keeps its own line numbers.
+    const std::size_t eol = text.find('\n');
+    const std::string_view first = text.substr(0, eol);
+    std::string_view rest = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
+    std::string out;
+    out.reserve(text.size() + defines.size() + 128);
+    if (es && first.starts_with("#version 330")) {
+        // GLSL ES 3.00 (OpenGL ES 3.0, WebGL2) is GLSL 3.30 for everything these shaders use,
+        // once given a version and default precisions (ES fragment shaders have no default
+        // float precision; highp matches the desktop's 32-bit floats).
+        out += "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2D;\n";
+    } else {
+        out += first;
+        out += '\n';
+    }
+    if (!defines.empty()) {
+        out += defines;
+        out += '\n';
+    }
+    out += "#line 2\n";
+    out += rest;
+    return out;
+}
 
 std::string shaders_dir() {
     if (const char* env = std::getenv("FLUID_SANDBOX_SHADERS"); env && *env) return env;

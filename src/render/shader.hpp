@@ -16,6 +16,11 @@ namespace fs::render {
 // "shaders" relative to the working directory.
 std::string shaders_dir();
 
+// The source the context compiles from a shader file's text: `defines` (lines of #define) after
+// its #version line, and for OpenGL ES (es: the browser's WebGL2) the GLSL 3.30 version line
+// rewritten as GLSL ES 3.00 with default precisions, so both targets load the same file.
+std::string glsl_source(std::string_view text, std::string_view defines, bool es);
+
 // One linked vertex + fragment program. Move-only; the program is deleted with the object (the
 // context must still be current then).
 class Shader {

@@ -2,7 +2,7 @@
 // uploads (gl_buffer.hpp) and the draw call.
 #include "render/vertex_buffer.hpp"
 
-#include <glad/gl.h>
+#include "render/gl.hpp"
 
 #include "render/gl_buffer.hpp"
 

@@ -321,7 +321,7 @@ void FlipSolver::do_reset() {
                 for (int c3 = 0; c3 < per_side * per_side * per_side; ++c3) {
                     const int a = c3 % per_side, b = (c3 / per_side) % per_side, d = c3 / (per_side * per_side);
                     dvec3 x = g.origin + g.dx * dvec3(i, j, k) + sub * dvec3(a + 0.5, b + 0.5, d + 0.5);
-                    x += s_.jitter * sub * dvec3(uniform01(rng) - 0.5, uniform01(rng) - 0.5, uniform01(rng) - 0.5);
+                    x += s_.jitter * sub * (uniform01_3(rng) - 0.5);
                     bool inside = false;
                     for (const double* box : {s_.fluid_box, s_.fluid_box_2})
                         inside |= x.x > box[0] && x.y > box[1] && x.z > box[2] && x.x < box[3] && x.y < box[4] &&
@@ -506,7 +506,7 @@ void FlipSolver::pour() {
     for (std::size_t m = 0; m < take; ++m) {
         // As do_reset jitters the seeded particles: within the lattice point's sub-cell.
         dvec3 x = sites[m].x;
-        x += s_.jitter * sub * dvec3(uniform01(rng) - 0.5, uniform01(rng) - 0.5, uniform01(rng) - 0.5);
+        x += s_.jitter * sub * (uniform01_3(rng) - 0.5);
         if (in_box(c, x) || in_sphere(c, x)) continue;
         pos.push_back(x);
     }

@@ -332,7 +332,7 @@ void SphSolver::do_reset() {
                 add(p, kFluid, dvec2(0.0));
                 dvec2 v{s_.initial_velocity[0], s_.initial_velocity[1]};
                 if (s_.velocity_noise > 0)
-                    v += s_.velocity_noise * dvec2(2 * uniform01(rng) - 1, 2 * uniform01(rng) - 1);
+                    v += s_.velocity_noise * (2.0 * uniform01_2(rng) - 1.0);
                 h.vel.back() = v;
                 ++fluid;
             }

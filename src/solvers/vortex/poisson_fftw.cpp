@@ -104,7 +104,7 @@ public:
         const poisson_detail::DoubledGrid g = grid_;
         const int nx = g.nx, ny = g.ny, nz = g.nz, cx = nx + 1, row = g.row(), ny2 = 2 * ny, nz2 = 2 * nz;
         auto* spectrum = reinterpret_cast<fftw_complex*>(data);
-        const int threads = loop_threads();
+        [[maybe_unused]] const int threads = loop_threads();  // unused without OpenMP (the browser's)
         // Forward, x and y, slab by slab (k < nz; the slabs above are zero).
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (int k = 0; k < nz; ++k) {

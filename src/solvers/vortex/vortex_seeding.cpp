@@ -175,7 +175,7 @@ void VortexSolver::do_reset() {
                 for (int i = 0; i < nx; ++i) {
                     const dvec3 x = dvec3(s_.vorton_box[0], s_.vorton_box[1], s_.vorton_box[2]) +
                                     sp * dvec3(i + 0.5, j + 0.5, k + 0.5);
-                    const dvec3 w(uniform01(rng) - 0.5, uniform01(rng) - 0.5, uniform01(rng) - 0.5);
+                    const dvec3 w = uniform01_3(rng) - 0.5;
                     add_vorton(x, 2.0 * s_.vorton_noise * w, s_.core_overlap * sp);
                 }
     }
@@ -184,7 +184,7 @@ void VortexSolver::do_reset() {
         const dvec3 lo(s_.tracer_box[0], s_.tracer_box[1], s_.tracer_box[2]);
         const dvec3 hi(s_.tracer_box[3], s_.tracer_box[4], s_.tracer_box[5]);
         for (long long k = 0; k < s_.tracers; ++k)
-            add_tracer(lo + dvec3(uniform01(rng), uniform01(rng), uniform01(rng)) * (hi - lo));
+            add_tracer(lo + uniform01_3(rng) * (hi - lo));
     }
     check_count(h.vpos.size(), s_.max_vortons, "vortons", "max_vortons");
     check_count(h.tpos.size(), s_.max_tracers, "tracers", "max_tracers");

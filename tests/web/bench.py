@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""The browser build's speed, measured in one run beside the native build (docs/web.md):
+  1. each bundled scene's median ms per step in headless Chromium (the page's --bench: the same
+     code path as the native --bench) against the native build on one thread;
+  2. for the 2D scenes the students open first, the page at work in the window: frames per second,
+     and the page's own work per frame (script and WebAssembly time on the main thread, from the
+     browser's performance metrics), beside an empty WebGL2 page of the same size;
+  3. the time from opening the page to its first frame, and the page's download, compressed.
+    python3 tests/web/bench.py BUILD_WEB_DIR NATIVE_BINARY [--steps N] [--scenes a,b] [--json F]
+Never a test: the figures depend on the machine."""
+import argparse
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import chrome  # noqa: E402
+
+WINDOW_SCENES = ['default', 'euler_tutorial', 'sph_barrier', 'ot_rayleigh_taylor']
+MEDIAN = re.compile(r'([0-9.]+) ms/step \(median\)')
+
+
+def native_bench(binary, scene, steps, warmup):
+    out = subprocess.run([binary, scene, '--bench', '--threads', '1', '--steps', str(steps), '--warmup',
+                          str(warmup)], check=True, capture_output=True, text=True).stdout
+    m = MEDIAN.search(out)
+    return float(m.group(1)) if m else None
+
+
+def page_bench(browser, server, scene, steps, warmup, timeout=300):
+    browser.navigate(server.url(f'scene={scene}&args=--bench --steps {steps} --warmup {warmup}'))
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        browser.pump(0.5)
+        for line in browser.console_lines():
+            m = MEDIAN.search(line)
+            if m:
+                return float(m.group(1))
+        if browser.console_errors():
+            raise RuntimeError(f'{scene}: {browser.console_errors()[:2]}')
+    raise TimeoutError(f'{scene}: no benchmark line within {timeout} s')
+
+
+def page_window(browser, server, scene, seconds):
+    """(frames/s, the page's own ms per frame, ms to the first frame) with the scene running."""
+    start = time.monotonic()
+    browser.navigate(server.url(f'scene={scene}'))
+    browser.wait_for(lambda s: s['frame'] >= 1, 120, f'{scene}: first frame')
+    first = time.monotonic() - start
+    browser.wait_for(lambda s: s['frame'] >= 10, 120, f'{scene}: ten frames')
+    m0, f0, t0 = browser.metrics(), browser.state()['frame'], time.monotonic()
+    browser.pump(seconds)
+    m1, f1, t1 = browser.metrics(), browser.state()['frame'], time.monotonic()
+    frames = max(1, f1 - f0)
+    script_ms = 1e3 * (m1['ScriptDuration'] - m0['ScriptDuration']) / frames
+    return frames / (t1 - t0), script_ms, first
+
+
+EMPTY_PAGE = '''<!doctype html><html><body style="margin:0;overflow:hidden">
+<canvas id="c" style="width:100vw;height:100vh;display:block"></canvas><script>
+const c = document.getElementById('c'); c.width = innerWidth * devicePixelRatio; c.height = innerHeight * devicePixelRatio;
+const gl = c.getContext('webgl2'); window.frames_drawn = 0;
+(function frame() { gl.clearColor(0.09, 0.1, 0.12, 1); gl.clear(gl.COLOR_BUFFER_BIT); window.frames_drawn++;
+  requestAnimationFrame(frame); })();
+</script></body></html>'''
+
+
+def empty_page_fps(browser, server, seconds):
+    path = os.path.join(server.httpd.RequestHandlerClass.keywords['directory'], 'empty-webgl2.html')
+    with open(path, 'w') as f:
+        f.write(EMPTY_PAGE)
+    try:
+        browser.navigate(f'http://127.0.0.1:{server.port}/empty-webgl2.html')
+        browser.pump(1.0)
+        f0, t0 = browser.evaluate('window.frames_drawn'), time.monotonic()
+        browser.pump(seconds)
+        f1, t1 = browser.evaluate('window.frames_drawn'), time.monotonic()
+        return (f1 - f0) / (t1 - t0)
+    finally:
+        os.remove(path)
+
+
+def download_size(web_dir):
+    total, raw = 0, 0
+    for name in ('index.html', 'index.js', 'index.wasm', 'index.data'):
+        with open(os.path.join(web_dir, name), 'rb') as f:
+            data = f.read()
+        raw += len(data)
+        total += len(gzip.compress(data, 9))
+    return raw, total
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('web_dir')
+    ap.add_argument('native')
+    ap.add_argument('--steps', type=int, default=20)
+    ap.add_argument('--warmup', type=int, default=5)
+    ap.add_argument('--seconds', type=float, default=8.0)
+    ap.add_argument('--scenes', help='comma-separated (default: every bundled scene)')
+    ap.add_argument('--json')
+    a = ap.parse_args()
+    scenes = a.scenes.split(',') if a.scenes else sorted(
+        f[:-5] for f in os.listdir(os.path.join(os.path.dirname(__file__), '..', '..', 'scenes')) if f.endswith('.json'))
+    report = {'steps': a.steps, 'warmup': a.warmup, 'scenes': {}, 'window': {}}
+    server = chrome.Server(a.web_dir)
+    browser = chrome.Browser(1280, 800)
+    try:
+        browser.open_page()
+        print(f'{"scene":22s} {"browser ms/step":>16s} {"native 1 thread":>16s} {"ratio":>6s}', flush=True)
+        for scene in scenes:
+            web = page_bench(browser, server, scene, a.steps, a.warmup)
+            native = native_bench(a.native, scene, a.steps, a.warmup)
+            ratio = web / native if native else float('nan')
+            report['scenes'][scene] = {'browser_ms': web, 'native_ms': native, 'ratio': ratio}
+            print(f'{scene:22s} {web:16.3f} {native:16.3f} {ratio:6.2f}', flush=True)
+        empty = empty_page_fps(browser, server, a.seconds)
+        report['empty_webgl2_fps'] = empty
+        print(f'\nan empty WebGL2 page, 1280x800: {empty:.1f} frames/s', flush=True)
+        for scene in WINDOW_SCENES:
+            if a.scenes and scene not in scenes:
+                continue
+            fps, script_ms, first = page_window(browser, server, scene, a.seconds)
+            report['window'][scene] = {'fps': fps, 'page_ms_per_frame': script_ms, 'first_frame_s': first}
+            print(f'{scene:22s} {fps:5.1f} frames/s, the page\'s own work {script_ms:5.1f} ms a frame, '
+                  f'first frame {first:.1f} s after opening', flush=True)
+    finally:
+        browser.close()
+        server.close()
+    raw, packed = download_size(a.web_dir)
+    report['download_bytes'] = raw
+    report['download_gzip_bytes'] = packed
+    print(f'\nthe page\'s download: {raw / 1e6:.1f} MB, {packed / 1e6:.1f} MB compressed (gzip -9)')
+    if a.json:
+        with open(a.json, 'w') as f:
+            json.dump(report, f, indent=1)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
