@@ -83,12 +83,13 @@ fuzz: deps
 		-max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/
 
 # The same sources as the desktop, compiled by Debian's Emscripten; SDL2, Dear ImGui and FFTW come
-# from Debian's source packages, fetched once into $(WEB_DIR)/sources (third_party/web/).
+# from Debian's source packages, fetched once into $(WEB_DIR)/sources (third_party/web/). Without
+# ccache: it runs emcc (a Python program) twice a file, which made the cold build slower.
 web:
 	@third_party/install-deps.sh "core web"
 	third_party/web/fetch-sources.sh $(WEB_DIR)/sources
 	@test -f $(WEB_DIR)/build.ninja || $(WEB_ENV) emcmake cmake -S . -B $(WEB_DIR) -G Ninja \
-		-DCMAKE_BUILD_TYPE=Release -DFS_WEB_SOURCES=$(CURDIR)/$(WEB_DIR)/sources $(LAUNCHER) $(CMAKE_ARGS)
+		-DCMAKE_BUILD_TYPE=Release -DFS_WEB_SOURCES=$(CURDIR)/$(WEB_DIR)/sources $(CMAKE_ARGS)
 	$(WEB_ENV) cmake --build $(WEB_DIR) -j $(JOBS) --target fluid-sandbox
 	@echo "web: the page is $(WEB_DIR)/index.html (+ index.js, index.wasm, index.data); make serve-web serves it"
 

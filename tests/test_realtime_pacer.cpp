@@ -92,6 +92,34 @@ TEST(RealTimePacer, AStepLongerThanAFrameStillTakesOneStepPerFrame) {
     EXPECT_NEAR(time, 0.05, 1e-12);
 }
 
+// The browser's steps share the page's frames with the drawing: a step costs what it costs, and
+// the frames after one that overran take none until the overrun is repaid, so the steps' time
+// stays within the budget on average.
+TEST(RealTimePacer, SharedFramesKeepTheBudgetOnAverage) {
+    fs::RealTimePacer pacer;
+    pacer.set_shared_frames(true);
+    double time = 0.0;
+    int k = 0;
+    const double frame = 1.0 / 60.0, budget = fs::RealTimePacer::kBudget * frame;  // 13.3 ms
+    // A 30 ms step (the OT scenes in a browser): one step, then frames without until repaid.
+    int steps = 0;
+    for (int f = 0; f < 60; ++f) steps += run_frame(pacer, frame, 0.030, [](int) { return 0.002; }, time, k);
+    EXPECT_NEAR(steps * 0.030, 60 * budget, 0.030);  // within one step of the budgets' sum
+    // One step of 2 s (a scene's first, which settles it): repaid as kMostOverrun at most,
+    // 0.25 s, so steps resume within 19 frames of 13.3 ms budgets.
+    fs::RealTimePacer slow;
+    slow.set_shared_frames(true);
+    EXPECT_EQ(run_frame(slow, frame, 2.0, [](int) { return 0.002; }, time, k), 1);
+    int idle = 0;
+    while (run_frame(slow, frame, 0.001, [](int) { return 0.002; }, time, k) == 0) ++idle;
+    EXPECT_EQ(idle, 18);  // 0.25 s / 13.3 ms = 18.75: the 19th frame has budget left
+    // 6 ms steps: two fit in 13.3 ms, a third would not.
+    fs::RealTimePacer light;
+    light.set_shared_frames(true);
+    for (int f = 0; f < 10; ++f)
+        EXPECT_EQ(run_frame(light, frame, 0.006, [](int) { return 0.001; }, time, k), 2);
+}
+
 TEST(RealTimePacer, SkippedFramesAreOwedButTheBudgetStaysOneDisplayFrame) {
     // The worker fell behind by two frames at 60 frames/s: 52 ms are owed. Cheap steps pay all
     // of it at once (ceil(52 / 5) = 11 steps); 6 ms steps stop at the budget of one display frame

@@ -97,9 +97,10 @@ TEST(SimulationHost, WithoutAThreadOfItsOwnTheFramesStepItTheSameWay) {
     EXPECT_EQ(b.steps, 5);
     EXPECT_FALSE(b.running);
     ASSERT_EQ(a.stats.items().size(), b.stats.items().size());
-    for (std::size_t k = 0; k < a.stats.items().size(); ++k)
-        if (a.stats.items()[k].name.find("_ms") == std::string::npos)
-            EXPECT_EQ(a.stats.items()[k].value, b.stats.items()[k].value) << a.stats.items()[k].name;
+    for (std::size_t k = 0; k < a.stats.items().size(); ++k) {
+        if (a.stats.items()[k].name.find("_ms") != std::string::npos) continue;  // timings
+        EXPECT_EQ(a.stats.items()[k].value, b.stats.items()[k].value) << a.stats.items()[k].name;
+    }
 
     inline_host.set_steps_per_frame(2);
     inline_host.set_running(true);

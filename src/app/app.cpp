@@ -20,6 +20,7 @@
 #include <backends/imgui_impl_sdl.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -156,6 +157,7 @@ private:
     long long frame_index_ = 0;
     double fps_ = 0.0;
     std::int64_t downloads_offered_ = 0;  // status_.written_serial already offered
+    std::array<double, 3> work_ms_{};     // this frame's steps, panels and OpenGL calls
 
     // The frame loop's clock and the self-closing run's measurements.
     int max_fps_ = 0;
@@ -263,6 +265,7 @@ void App::publish_page_state() {
         j["gl_errors"] = gl_errors_;
         j["first_gl_error"] = static_cast<unsigned>(first_gl_error_);
         j["recording"] = capture_.recording();
+        j["work_ms"] = {{"steps", work_ms_[0]}, {"panels", work_ms_[1]}, {"gl", work_ms_[2]}};
         page::publish_state(j.dump());
     }
 }
@@ -517,7 +520,9 @@ bool App::frame() {
     }
 
     host_.show_comparisons(view_.show_compare);
+    const auto before_sim = std::chrono::steady_clock::now();
     host_.frame_tick();
+    const auto after_sim = std::chrono::steady_clock::now();
     // --step-per-frame: the frame waits for its step, so a key script meets the same steps
     // every time (the run is reproducible, not paced by how fast this machine draws).
     if (o_.fixed_steps) host_.wait_idle();
@@ -550,6 +555,7 @@ bool App::frame() {
         apply(Action::FrameAll);
     }
     ImGui::Render();
+    const auto after_ui = std::chrono::steady_clock::now();
 
     int w = 0, h = 0;
     SDL_GL_GetDrawableSize(window_, &w, &h);
@@ -562,6 +568,11 @@ bool App::frame() {
             if (gl_errors_++ == 0) first_gl_error_ = e;
     }
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    const auto after_gl = std::chrono::steady_clock::now();
+    // The frame's work by part, for the page (the browser's benchmark): the steps taken here
+    // (no simulation thread there), the panels, and handing the drawing to OpenGL.
+    const auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    work_ms_ = {ms(before_sim, after_sim), ms(after_sim, after_ui), ms(after_ui, after_gl)};
 
     ++frame_index_;
     // Recorded frames are the window as drawn, from the frame the panels have found their

@@ -10,6 +10,12 @@
 //   - steps may spend at most `budget` of a display frame's time. A frame cut short by the budget
 //     forgives what it still owes: a simulation slower than real time then runs steadily slower
 //     instead of piling up a backlog that it would later try to catch up in a burst.
+//   - shared frames (set_shared_frames: the browser, whose steps run in the page's frames): the
+//     budget holds on average, not frame by frame. A step runs whole, so a frame whose steps
+//     overran pays the excess from the next frames' budgets (taking no step while it pays), and
+//     a frame takes another step only when one more of the last one's cost still fits: a step
+//     longer than the budget then runs every few frames and the frames in between stay light
+//     (at most kMostOverrun of overrun is repaid).
 #pragma once
 
 #include <algorithm>
@@ -21,6 +27,7 @@ public:
     static constexpr double kBudget = 0.8;       // share of a frame the steps may use
     static constexpr double kShortestFrame = 1e-3;  // frame intervals are clamped to this range:
     static constexpr double kLongestFrame = 0.1;    // a stall (a dragged window) credits at most 0.1 s
+    static constexpr double kMostOverrun = 0.25;    // shared frames: the longest overrun repaid
 
     // Starts a frame: `wall_seconds` since the last frame whose steps ran (more than one display
     // frame when the worker fell behind and frames were skipped), `frame_interval` the display's
@@ -28,19 +35,44 @@ public:
     void begin_frame(double wall_seconds, double frame_interval = -1.0) {
         owed_ += std::clamp(wall_seconds, kShortestFrame, kLongestFrame);
         frame_ = std::clamp(frame_interval < 0.0 ? wall_seconds : frame_interval, kShortestFrame, kLongestFrame);
+        budget_ = kBudget * frame_;
+        if (shared_) {
+            const double pay = std::min(overrun_, budget_);
+            overrun_ -= pay;
+            budget_ -= pay;
+        }
+        last_spent_ = 0.0;
+        last_step_ = 0.0;
+        cut_ = false;
     }
     // Whether to take another step, `spent_seconds` of wall time into the frame's steps.
-    bool want_step(double spent_seconds) const { return owed_ > 0.0 && spent_seconds <= kBudget * frame_; }
+    bool want_step(double spent_seconds) {
+        last_step_ = spent_seconds - last_spent_;  // the cost of the step just taken (0 before the first)
+        last_spent_ = spent_seconds;
+        if (owed_ <= 0.0) return false;
+        const bool fits = shared_ ? budget_ > 0.0 && (spent_seconds == 0.0 || spent_seconds + last_step_ <= budget_)
+                                  : spent_seconds <= budget_;
+        cut_ = !fits;
+        return fits;
+    }
     // A step advanced simulated time by `dt`.
     void stepped(double dt) { owed_ -= dt; }
     // The frame's steps are over, after `spent_seconds` of wall time. Still owing past the
     // budget means the frame was cut short; owing within it (a command interrupted the steps)
-    // carries over to the next frame.
+    // carries over to the next frame. Shared frames keep what the steps overran, to repay.
     void end_frame(double spent_seconds) {
-        if (owed_ > 0.0 && spent_seconds > kBudget * frame_) owed_ = 0.0;
+        // At most kMostOverrun is kept to repay: a step of seconds (a scene's first, which
+        // settles it) must not hold the next ones back for minutes.
+        if (shared_) overrun_ = std::min(overrun_ + std::max(0.0, spent_seconds - budget_), kMostOverrun);
+        if (owed_ > 0.0 && (cut_ || spent_seconds > kBudget * frame_)) owed_ = 0.0;
     }
     // Drops any credit or debt: after a pause, a reset or a step taken by hand.
-    void restart() { owed_ = 0.0; }
+    void restart() {
+        owed_ = 0.0;
+        overrun_ = 0.0;
+    }
+    // The steps share the frame with the drawing (no simulation thread): see the top of the file.
+    void set_shared_frames(bool on) { shared_ = on; }
 
     double owed() const { return owed_; }
     double frame_seconds() const { return frame_; }
@@ -48,6 +80,11 @@ public:
 private:
     double owed_ = 0.0;           // simulated seconds owed to the wall clock (negative: ahead)
     double frame_ = 1.0 / 60.0;   // the display's frame interval, clamped: the steps' budget
+    double budget_ = kBudget / 60.0;  // this frame's: kBudget of it, less what shared frames repay
+    bool shared_ = false;
+    double overrun_ = 0.0;        // shared frames: step time past the budgets, still to repay
+    double last_spent_ = 0.0, last_step_ = 0.0;
+    bool cut_ = false;            // want_step said no for the budget's sake, with time owed
 };
 
 }  // namespace fs
