@@ -72,6 +72,7 @@ class Browser:
         flags = ['--headless=new', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
                  '--disable-background-networking', '--disable-component-update', '--no-first-run',
                  '--disable-sync', '--disable-quic', '--no-default-browser-check', '--mute-audio',
+                 '--disable-dev-shm-usage',
                  '--remote-debugging-pipe', f'--user-data-dir={self.profile}', f'--window-size={width},{height}',
                  *extra_flags, 'about:blank']
         self.proc = subprocess.Popen([exe, *flags], pass_fds=(3, 4, hi_r, hi_w), preexec_fn=place_fds,
