@@ -11,7 +11,8 @@ built page (make web) on each solver's scene and checks what a student would:
     transcendental functions or FFTW, whose WebAssembly builds round differently (then 1e-9
     relative, compounded over 50 steps by the flow's own growth of differences).
 And the page's ways: an unknown scene in the URL shows a message and opens the default scene;
-F12 offers the screenshot as a download.
+F12 offers the screenshot as a download, V a video the browser recorded from the canvas; the
+canvas follows the window's size and device pixel ratio; without WebGL2 the page says so.
     python3 tests/web/test_page.py BUILD_WEB_DIR NATIVE_BINARY [-k NAME] [-v]
 Exits 0 when every check holds, 1 otherwise; skips (exit 0, saying so) without chromium or
 without the built page."""
@@ -187,6 +188,40 @@ def check_page_ways(c, browser, server):
     downloads = browser.evaluate('window.fluidSandbox.downloads') or []
     c.check(any(d.startswith('screenshot-') and d.endswith('.png') for d in downloads),
             f'F12 offers the screenshot as a download ({downloads})')
+    # V records the canvas with the browser's MediaRecorder; V again offers the video.
+    browser.key('V')
+    st = browser.wait_for(lambda s: s['recording'], 10, 'V starts recording')
+    browser.pump(2.0)
+    browser.key('V')
+    end = time.monotonic() + 15
+    videos = []
+    while time.monotonic() < end and not videos:
+        browser.pump(0.3)
+        videos = [d for d in browser.evaluate('window.fluidSandbox.downloads') or []
+                  if d.startswith('recording-') and (d.endswith('.webm') or d.endswith('.mp4'))]
+    c.check(bool(videos), f'V records the canvas and offers the video as a download ({videos})')
+    # The canvas follows the window's size and its device pixel ratio.
+    browser.send('Emulation.setDeviceMetricsOverride',
+                 {'width': 900, 'height': 600, 'deviceScaleFactor': 2, 'mobile': False})
+    st = browser.wait_for(lambda s: s['drawable'] == [1800, 1200], 20, 'the canvas at 900x600, ratio 2')
+    c.check(True, f'the canvas follows the window at a device pixel ratio of 2 ({st["drawable"]} pixels)')
+    browser.send('Emulation.clearDeviceMetricsOverride')
+    others = [e for e in browser.console_errors() if 'no_such_scene' not in e]
+    c.check(not others, 'no console error but the unknown scene\'s line' + ''.join(f'\n      {e}' for e in others))
+
+
+def check_without_webgl2(c, server):
+    """A browser without WebGL2 gets a line saying so, not a blank page."""
+    browser = chrome.Browser(extra_flags=('--disable-webgl', '--disable-3d-apis'))
+    try:
+        browser.open_page()
+        browser.navigate(server.url())
+        browser.pump(2.0)
+        text = browser.evaluate("document.getElementById('status').textContent") or ''
+        c.check('WebGL2' in text and browser.state() is None,
+                f'without WebGL2 the page says so instead of a blank page ("{text[:70]}...")')
+    finally:
+        browser.close()
 
 
 def main():
@@ -215,6 +250,7 @@ def main():
                 print(f'      {scene}: first frames within {t:.1f} s')
         if not a.k:
             check_page_ways(c, browser, server)
+            check_without_webgl2(c, server)
     finally:
         browser.close()
         server.close()
