@@ -110,6 +110,31 @@ TEST(SimulationHost, WithoutAThreadOfItsOwnTheFramesStepItTheSameWay) {
     EXPECT_EQ(inline_host.status().steps, 7);
 }
 
+// File > Save stats: the plots' history as CSV, a row a step, every series in its column.
+TEST(SimulationHost, TheStatsHistoryIsWrittenAsCsv) {
+    fs::SimulationHost host(tutorial(false));
+    host.time_step(4);
+    host.wait_idle();
+    const fs::StatsHistory h = host.history();
+    ASSERT_EQ(h.steps.size(), 4u);
+    const std::string path = testing::TempDir() + "/history.csv";
+    fs::write_csv(h, path);
+    std::ifstream in(path);
+    std::string header, line;
+    std::getline(in, header);
+    EXPECT_EQ(header.rfind("step,time,", 0), 0u) << header;
+    EXPECT_EQ(static_cast<std::size_t>(std::count(header.begin(), header.end(), ',')), h.names.size() + 1);
+    int rows = 0;
+    std::string last;
+    while (std::getline(in, line)) {
+        ++rows;
+        last = line;
+    }
+    EXPECT_EQ(rows, 4);
+    EXPECT_EQ(last.rfind(std::to_string(h.steps.back()) + ",", 0), 0u) << last;
+    EXPECT_THROW(fs::write_csv(h, "/nonexistent-dir/x.csv"), std::runtime_error);
+}
+
 TEST(SimulationHost, StageAdvancesOneNamedStage) {
     fs::SimulationHost host(tutorial(false));
     for (int k = 0; k < 3; ++k) host.advance_stage();

@@ -9,6 +9,8 @@
 #include <system_error>
 #include <vector>
 
+#include "app/capture.hpp"
+#include "app/page.hpp"
 #include "cli/options.hpp"
 
 namespace fs {
@@ -30,13 +32,25 @@ void Panels::ui_menu() {
             ImGui::EndMenu();
         }
         if (ImGui::MenuItem("Screenshot", "F12")) actions_.apply(Action::Screenshot);
+        if (ImGui::MenuItem("Save stats (CSV, the plots' steps)")) {
+            const std::string path = fresh_paths("stats", {".csv"})[0];
+            try {
+                write_csv(history_, path);
+                page::offer_download(path);
+                note("stats: " + path);
+            } catch (const std::exception& e) {
+                note(e.what());
+            }
+        }
         if (ImGui::MenuItem(capture_.recording() ? "Stop recording" : "Record video", "V"))
             actions_.apply(Action::Record);
         ImGui::MenuItem("Record as GIF (else MP4)", nullptr, &view_.record_gif);
         ImGui::MenuItem("Record in real time (else a video frame per window frame)", nullptr,
                         &view_.record_realtime);
-        ImGui::Separator();
-        if (ImGui::MenuItem("Quit")) actions_.quit();
+        if constexpr (!page::kInBrowser) {  // a page is closed by its browser
+            ImGui::Separator();
+            if (ImGui::MenuItem("Quit")) actions_.quit();
+        }
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("View")) {

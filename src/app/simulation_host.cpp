@@ -28,6 +28,26 @@ std::shared_ptr<const std::vector<ParamMeta>> describe(const ParamRegistry& reg)
 
 }  // namespace
 
+void write_csv(const StatsHistory& history, const std::string& path) {
+    std::ofstream out(path);
+    if (!out) throw std::runtime_error(path + ": cannot write the stats file");
+    out.precision(17);
+    out << "step,time";
+    for (const auto& name : history.names) out << ',' << name;
+    out << '\n';
+    const std::size_t rows = history.steps.size();
+    for (std::size_t i = 0; i < rows; ++i) {
+        out << history.steps[i] << ',' << history.times[i];
+        for (const auto& series : history.values) {
+            out << ',';
+            // Every series ends at the last step: series k's sample j belongs to row rows - size + j.
+            if (series.size() + i >= rows) out << series[series.size() + i - rows];
+        }
+        out << '\n';
+    }
+    if (!out) throw std::runtime_error(path + ": write failed");
+}
+
 SimulationHost::SimulationHost(const HostConfig& config) : initial_backend_(config.backend) {
     Scene scene;
     auto solver = build(config.scene, config.sets, scene);

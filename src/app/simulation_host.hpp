@@ -89,6 +89,10 @@ struct StatsHistory {
     std::vector<double> times;
 };
 
+// Writes the history as CSV: a header (step, time, then the series' names), then a row a step,
+// empty where a series has no sample for that step. Throws std::runtime_error naming the file.
+void write_csv(const StatsHistory& history, const std::string& path);
+
 struct HostConfig {
     std::string scene;
     Backend backend = Backend::Cpu;
