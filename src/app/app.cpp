@@ -1,13 +1,13 @@
 // The window's frame loop follows Dear ImGui's example_sdl2_opengl3: poll events (respecting
 // io.WantCaptureMouse / WantCaptureKeyboard), start the frame (renderer, platform, ImGui), build
 // the panels, render the scene and the UI, swap. The simulation steps on its own thread
-// (SimulationHost); each frame only tells it a frame began and draws its latest data.
-//
+// (SimulationHost); each frame only tells it a frame began and draws its latest data. In the
+// browser the page's animation frames call frame(), and the host steps within them.
 // What this file implements: the window and its OpenGL context, the frame loop, keys (Space P R
 // W A S D Q E F G B F12 V Esc F1), the mouse (the camera here, the hands in hand_input.cpp), key
 // and mouse scripts (--keys, --mouse) and runs that close themselves (--frames, --seconds,
 // --screenshot). Elsewhere: the panels (panels.hpp; a file each), the scene and cameras
-// (scene_view.cpp), screenshots and recordings (capture.cpp).
+// (scene_view.cpp), screenshots and recordings (capture.cpp), the page (page.hpp).
 #include "app/app.hpp"
 
 #include "render/gl.hpp"
@@ -33,6 +33,7 @@
 
 #include "app/actions.hpp"
 #include "app/capture.hpp"
+#include "app/gpu_draw_timer.hpp"
 #include "app/hand_input.hpp"
 #include "app/page.hpp"
 #include "app/panels.hpp"
@@ -41,59 +42,11 @@
 #include "app/view_settings.hpp"
 #include "core/memory.hpp"
 #include "io/hand_script.hpp"
+#include "io/stats_writer.hpp"
 
 namespace fs {
 
 namespace {
-
-// The GPU time of the scene's draw (particles, lines, overlays) by OpenGL timer queries, read a
-// few frames late so that reading never waits for the GPU. For the self-closing summary: on one
-// GPU the window's drawing and a CUDA simulation take turns.
-class GpuDrawTimer {
-public:
-#ifdef __EMSCRIPTEN__
-    // WebGL2 has no timer queries (an extension some browsers offer; SwiftShader does not).
-    void begin() {}
-    void end() {}
-    void release() {}
-#else
-    void begin() {
-        if (!made_) {
-            glGenQueries(kRing, query_);
-            made_ = true;
-        }
-        GLuint& q = query_[next_ % kRing];
-        if (next_ >= kRing) read(q, true);  // issued kRing frames ago: done long since
-        glBeginQuery(GL_TIME_ELAPSED, q);
-    }
-    void end() {
-        glEndQuery(GL_TIME_ELAPSED);
-        ++next_;
-    }
-    void release() {
-        if (made_) glDeleteQueries(kRing, query_);
-        made_ = false;
-    }
-#endif
-    std::vector<double>& ms() { return ms_; }
-
-private:
-#ifndef __EMSCRIPTEN__
-    void read(GLuint q, bool wait) {
-        GLint ready = 0;
-        if (!wait) glGetQueryObjectiv(q, GL_QUERY_RESULT_AVAILABLE, &ready);
-        if (!wait && !ready) return;
-        GLuint64 ns = 0;
-        glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
-        ms_.push_back(1e-6 * static_cast<double>(ns));
-    }
-    static constexpr int kRing = 8;
-    GLuint query_[kRing] = {};
-    bool made_ = false;
-    long long next_ = 0;
-#endif
-    std::vector<double> ms_;
-};
 
 class App {
 public:
@@ -102,9 +55,7 @@ public:
           panels_(host, status_, history_, view_, scene_, capture_,
                   {[this](Action a) { apply(a); }, [this] { quit_ = true; }}) {}
 
-    // Desktop: runs the frame loop until the window closes; returns the exit status. Browser:
-    // hands the frames to the page's animation loop and does not return.
-    int run();
+    int run();  // the exit status on the desktop; in the browser, the page's frames go on
 
 private:
     bool begin();   // opens the window; false when it cannot (the error is printed)
@@ -162,7 +113,7 @@ private:
     // The frame loop's clock and the self-closing run's measurements.
     int max_fps_ = 0;
     std::chrono::steady_clock::duration frame_period_{};
-    std::chrono::steady_clock::time_point start_{}, last_{}, frame_start_{};
+    std::chrono::steady_clock::time_point start_{}, last_{};
     double fps_acc_ = 0.0;
     int fps_frames_ = 0;
     double slowest_ = 0.0;        // the longest frame after the first (which loads fonts and shaders)
@@ -225,22 +176,6 @@ void App::follow_canvas() {
     }
 }
 
-// The stats as the page reads them: name -> number, or array for a vector (null where not finite).
-nlohmann::json stats_json(const Stats& stats) {
-    nlohmann::json out = nlohmann::json::object();
-    const auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
-    for (const Stat& st : stats.items()) {
-        if (!st.is_vector) {
-            out[st.name] = st.value.empty() ? nlohmann::json() : number(st.value[0]);
-            continue;
-        }
-        nlohmann::json a = nlohmann::json::array();
-        for (double v : st.value) a.push_back(number(v));
-        out[st.name] = a;
-    }
-    return out;
-}
-
 void App::publish_page_state() {
     if constexpr (page::kInBrowser) {
         // WebGL's glGetError waits for the GPU process: read the (sticky) error flags twice a second.
@@ -260,7 +195,7 @@ void App::publish_page_state() {
         j["time"] = status_.time;
         j["step_ms"] = status_.step_ms;
         j["params"] = status_.params;
-        j["stats"] = stats_json(status_.stats);
+        j["stats"] = stats_record(status_.stats);
         j["error"] = status_.error;
         j["gl_errors"] = gl_errors_;
         j["first_gl_error"] = static_cast<unsigned>(first_gl_error_);
@@ -487,7 +422,6 @@ bool App::frame() {
     while (SDL_PollEvent(&e)) handle_event(e);
 
     const auto now = std::chrono::steady_clock::now();
-    frame_start_ = now;
     const double dt = std::chrono::duration<double>(now - last_).count();
     last_ = now;
     if (frame_index_ > 1) {

@@ -12,9 +12,9 @@ nlohmann::ordered_json number(double v) {
 }
 }  // namespace
 
-nlohmann::ordered_json step_record(const Solver& solver) {
+nlohmann::ordered_json stats_record(const Stats& stats) {
     nlohmann::ordered_json line = nlohmann::ordered_json::object();
-    for (const Stat& s : solver.stats().items()) {
+    for (const Stat& s : stats.items()) {
         if (s.is_vector) {
             nlohmann::ordered_json a = nlohmann::ordered_json::array();
             for (double v : s.value) a.push_back(number(v));
@@ -25,6 +25,11 @@ nlohmann::ordered_json step_record(const Solver& solver) {
             line[s.name] = number(s.value.empty() ? 0.0 : s.value[0]);
         }
     }
+    return line;
+}
+
+nlohmann::ordered_json step_record(const Solver& solver) {
+    nlohmann::ordered_json line = stats_record(solver.stats());
     nlohmann::ordered_json stages = nlohmann::ordered_json::object();
     const auto& info = solver.stages();
     const auto& ms = solver.stage_ms();

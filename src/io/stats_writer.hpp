@@ -11,6 +11,10 @@
 
 namespace fs {
 
+// Stats as a JSON object, name -> number (an integer for a count; null where not finite), or an
+// array for a vector: a stats line's numbers, and the browser page's (app.cpp).
+nlohmann::ordered_json stats_record(const Stats& stats);
+
 // The last completed step of `solver` as one JSON object (what a stats line holds).
 nlohmann::ordered_json step_record(const Solver& solver);
 
