@@ -167,7 +167,7 @@ bool App::init_window() {
 }
 
 void App::follow_canvas() {
-    if constexpr (page::kInBrowser) {
+    if constexpr (kInBrowser) {
         int css_w = 0, css_h = 0, w = 0, h = 0;
         page::canvas_css_size(css_w, css_h);
         SDL_GetWindowSize(window_, &w, &h);
@@ -177,7 +177,7 @@ void App::follow_canvas() {
 }
 
 void App::publish_page_state() {
-    if constexpr (page::kInBrowser) {
+    if constexpr (kInBrowser) {
         // WebGL's glGetError waits for the GPU process: read the (sticky) error flags twice a second.
         if (frame_index_ % 30 == 1)
             for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError())
@@ -404,7 +404,7 @@ bool App::begin() {
     // and on one GPU the OpenGL and CUDA contexts take turns: on an H100 every CUDA stage then
     // waited ~5 ms for its turn, and a 4.7 ms FLIP step took 270 ms.
     // In the browser the page's animation frames pace the loop (the display's rate).
-    int max_fps = page::kInBrowser ? 0 : o_.max_fps;
+    int max_fps = kInBrowser ? 0 : o_.max_fps;
     if (max_fps < 0) {
         SDL_DisplayMode mode;
         max_fps = SDL_GetWindowDisplayMode(window_, &mode) == 0 && mode.refresh_rate > 0 ? mode.refresh_rate : 60;
@@ -634,7 +634,7 @@ int run_app(const Options& o) {
     // Without a display SDL would fall back to a driver that shows nothing and never closes.
     // An explicit SDL_VIDEODRIVER (a console's kmsdrm, ...) is the user's choice.
     const auto set = [](const char* name) { return std::getenv(name) && *std::getenv(name); };
-    if (!page::kInBrowser && !set("DISPLAY") && !set("WAYLAND_DISPLAY") && !set("SDL_VIDEODRIVER")) {
+    if (!kInBrowser && !set("DISPLAY") && !set("WAYLAND_DISPLAY") && !set("SDL_VIDEODRIVER")) {
         std::cerr << "fluid-sandbox: no display found (DISPLAY and WAYLAND_DISPLAY are unset): run with "
                      "--headless, or run the window under xvfb-run -a\n";
         return kExitBadInput;
@@ -665,13 +665,13 @@ int run_app(const Options& o) {
     config.export_every = o.export_every;
     config.realtime = !o.fixed_steps;
     config.start_running = !o.paused;
-    config.own_thread = !page::kInBrowser;  // the page has no threads: the frames step it
+    config.own_thread = !kInBrowser;  // the page has no threads: the frames step it
     std::unique_ptr<SimulationHost> host;
     try {
         host = std::make_unique<SimulationHost>(config);
     } catch (const SceneError& e) {
         std::cerr << "fluid-sandbox: " << e.what() << '\n';
-        if (!page::kInBrowser) return kExitBadInput;
+        if (!kInBrowser) return kExitBadInput;
         // The page's URL named a scene or a setting it cannot open: the page shows the line
         // above, and the default scene opens instead of a blank page.
         config.scene = default_scene();
@@ -684,7 +684,7 @@ int run_app(const Options& o) {
         std::cerr << "fluid-sandbox: " << e.what() << '\n';
         return kExitBadInput;
     }
-    if constexpr (page::kInBrowser) {
+    if constexpr (kInBrowser) {
         // The page's animation loop outlives this call: the host and the window stay for the
         // page's life.
         static Options options;

@@ -35,14 +35,15 @@ std::vector<unsigned char> Capture::read_pixels(int& w, int& h) const {
     SDL_GL_GetDrawableSize(window_, &w, &h);
     // RGBA, the one format OpenGL ES (WebGL2) must read, and dropped to RGB here: one path
     // for both targets.
+    // (rgba_ is kept: a recording reads every frame.)
     const std::size_t n = static_cast<std::size_t>(w) * h;
-    std::vector<unsigned char> rgba(n * 4);
+    rgba_.resize(n * 4);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadBuffer(GL_BACK);
-    glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+    glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba_.data());
     std::vector<unsigned char> rgb(n * 3);
     for (std::size_t i = 0; i < n; ++i)
-        for (int c = 0; c < 3; ++c) rgb[3 * i + c] = rgba[4 * i + c];
+        for (int c = 0; c < 3; ++c) rgb[3 * i + c] = rgba_[4 * i + c];
     return rgb;
 }
 
@@ -54,7 +55,7 @@ void Capture::screenshot(const std::string& path) const {
 
 void Capture::start(const std::vector<std::string>& paths, bool print) {
     stop();
-    if constexpr (page::kInBrowser) {
+    if constexpr (kInBrowser) {
         // The browser records its canvas itself (MediaRecorder); the video is a download.
         if (const std::string why = page::start_canvas_recording(kVideoFps); !why.empty())
             throw std::runtime_error("recording: " + why);

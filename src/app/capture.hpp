@@ -50,6 +50,7 @@ private:
     std::vector<std::unique_ptr<VideoRecorder>> recorders_;
     bool print_ = false;
     std::string page_stem_;  // the browser's recording of its canvas, named so (page.hpp)
+    mutable std::vector<unsigned char> rgba_;  // read_pixels' scratch
 };
 
 }  // namespace fs

@@ -8,7 +8,9 @@
 
 // clang-format off
 EM_JS(void, fs_page_download, (const char* path, const char* name), {
+    // The browser keeps the download; the page's memory file system need not keep a copy.
     const data = FS.readFile(UTF8ToString(path));
+    FS.unlink(UTF8ToString(path));
     const blob = new Blob([data], {type: "application/octet-stream"});
     if (window.fluidSandbox && window.fluidSandbox.download)
         window.fluidSandbox.download(blob, UTF8ToString(name));
@@ -24,9 +26,6 @@ EM_JS(char*, fs_page_record_stop, (const char* stem), {
     const name = window.fluidSandbox && window.fluidSandbox.stopRecording
                      ? window.fluidSandbox.stopRecording(UTF8ToString(stem)) : "";
     return stringToNewUTF8(name || "");
-});
-EM_JS(void, fs_page_message, (const char* text), {
-    if (window.fluidSandbox && window.fluidSandbox.message) window.fluidSandbox.message(UTF8ToString(text));
 });
 EM_JS(void, fs_page_state, (const char* json), {
     if (window.fluidSandbox) window.fluidSandbox.state = JSON.parse(UTF8ToString(json));
@@ -59,8 +58,6 @@ std::string stop_canvas_recording(const std::string& stem) {
     return out;
 }
 
-void show_message(const std::string& text) { fs_page_message(text.c_str()); }
-
 void publish_state(const std::string& json) { fs_page_state(json.c_str()); }
 
 void canvas_css_size(int& width, int& height) {
@@ -75,7 +72,6 @@ void canvas_css_size(int& width, int& height) {
 void offer_download(const std::string&) {}
 std::string start_canvas_recording(int) { return "recording the canvas needs the browser build"; }
 std::string stop_canvas_recording(const std::string&) { return {}; }
-void show_message(const std::string&) {}
 void publish_state(const std::string&) {}
 void canvas_css_size(int& width, int& height) { width = height = 0; }
 

@@ -5,14 +5,9 @@
 
 #include <string>
 
-namespace fs::page {
+#include "core/platform.hpp"  // kInBrowser
 
-// Whether this build runs in a browser.
-#ifdef __EMSCRIPTEN__
-inline constexpr bool kInBrowser = true;
-#else
-inline constexpr bool kInBrowser = false;
-#endif
+namespace fs::page {
 
 // Hands a file the program wrote (in the page's memory file system) to the browser as a
 // download, under its file name. Desktop: nothing (the file stays where it was written).
@@ -24,9 +19,6 @@ std::string start_canvas_recording(int fps);
 // Stops it and offers the video as a download named `stem` plus the format's extension. Returns
 // the file's name (empty when nothing was recording).
 std::string stop_canvas_recording(const std::string& stem);
-
-// A line for the page itself (under the canvas), e.g. why the URL's scene was not opened.
-void show_message(const std::string& text);
 
 // The window's state for the page's scripts and the browser tests (window.fluidSandbox.state),
 // as JSON text.

@@ -47,7 +47,7 @@ void Panels::ui_menu() {
         ImGui::MenuItem("Record as GIF (else MP4)", nullptr, &view_.record_gif);
         ImGui::MenuItem("Record in real time (else a video frame per window frame)", nullptr,
                         &view_.record_realtime);
-        if constexpr (!page::kInBrowser) {  // a page is closed by its browser
+        if constexpr (!kInBrowser) {  // a page is closed by its browser
             ImGui::Separator();
             if (ImGui::MenuItem("Quit")) actions_.quit();
         }

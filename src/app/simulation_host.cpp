@@ -357,8 +357,7 @@ void SimulationHost::save_scene(const std::string& path) {
         std::lock_guard lock(mutex_);
         if (out) {
             status_.message = "saved " + path;
-            status_.written_file = path;
-            ++status_.written_serial;
+            finished_file(path);
         } else
             status_.message = path + ": cannot write the scene file";
     });
@@ -407,11 +406,13 @@ void SimulationHost::stop_export() {
         std::lock_guard lock(mutex_);
         status_.exporting = false;
         status_.message = done;
-        if (written) {
-            status_.written_file = status_.export_path;
-            ++status_.written_serial;
-        }
+        if (written) finished_file(status_.export_path);
     });
+}
+
+void SimulationHost::finished_file(const std::string& path) {
+    status_.written_file = path;
+    ++status_.written_serial;
 }
 
 void SimulationHost::with_solver(std::function<void(Solver&)> f) {

@@ -187,6 +187,7 @@ private:
     // Reads the particles to draw, then publishes them with the status.
     void publish();
     void publish_status();  // with mutex_ held
+    void finished_file(const std::string& path);  // with mutex_ held: SimStatus::written_file
     // Reports a failure; `pause` stops the simulation (a refused scene does not: the current
     // one keeps running).
     void fail(const std::string& what, bool pause = true);

@@ -11,13 +11,11 @@
 #include <glad/gl.h>
 #endif
 
+#include "core/platform.hpp"
+
 namespace fs::render {
 
-#ifdef __EMSCRIPTEN__
-inline constexpr bool kGlEs = true;
-#else
-inline constexpr bool kGlEs = false;
-#endif
+inline constexpr bool kGlEs = kInBrowser;  // OpenGL ES 3.0 (WebGL2) in the browser build
 
 // The two calls where the targets part: point sizes from the vertex shader (a switch on the
 // desktop, always on in ES) and the largest point size (ES names only the aliased range).

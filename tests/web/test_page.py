@@ -17,6 +17,7 @@ canvas follows the window's size and device pixel ratio; without WebGL2 the page
 Exits 0 when every check holds, 1 otherwise; skips (exit 0, saying so) without chromium or
 without the built page."""
 import argparse
+import base64
 import json
 import math
 import os
@@ -106,7 +107,6 @@ def scene_pixels(browser, state):
     cw, ch = w / dpr, h / dpr
     clip = {'x': cw * 0.3, 'y': ch * 0.2, 'width': cw * 0.4, 'height': ch * 0.6, 'scale': 0.5}
     data = browser.send('Page.captureScreenshot', {'format': 'png', 'clip': clip})['data']
-    import base64
     width, height, channels, rows = chrome.decode_png(base64.b64decode(data))
     px = []
     for row in rows:
