@@ -90,6 +90,7 @@ fs::sph::HostState disordered_state(const fs::sph::Config& c) {
         s.offset.push_back(dvec2(0.0));
         s.density.push_back(c.rho0);
         s.pressure.push_back(0.0);
+        s.kappa.push_back(dvec2(0.0));
         s.kind.push_back(kind);
         s.id.push_back(static_cast<int>(s.id.size()));
     };

@@ -35,7 +35,12 @@ constexpr Entry kScales[] = {
     {"neighbors_mean", "", 0.1, false},
     {"front_x", "m", 1e-3, false},
     {"n_fluid", "", 1, true},
-    {"barrier_angle", "rad", 1e-3, false},
+    {"barrier_angle", "deg", 0.05, false},
+    {"density_error_mean", "", 1e-5, false},
+    {"density_iterations", "", 1, true},  // dfsph, iisph
+    {"density_residual", "", 1e-6, false},
+    {"divergence_iterations", "", 1, true},
+    {"divergence_residual", "", 1e-6, false},
     // flip
     {"fluid_volume", "m^3", 1e-9, false},
     {"bulk_density", "particles/cell", 0.01, false},

@@ -20,7 +20,7 @@ public:
     static constexpr MemorySpace kSpace = Exec::space;
 
     void upload(const HostState& s) override {
-        upload_parts(s, pos_, vel_, offset_, density_, pressure_, kind_, id_);
+        upload_parts(s, pos_, vel_, offset_, density_, pressure_, kappa_, kind_, id_);
         const std::size_t n = s.pos.size();
         acc_.resize(n);
         neighbors_.resize(n);
@@ -33,7 +33,7 @@ public:
     }
 
     void download(HostState& s) const override {
-        download_parts(s, pos_, vel_, offset_, density_, pressure_, kind_, id_);
+        download_parts(s, pos_, vel_, offset_, density_, pressure_, kappa_, kind_, id_);
     }
 
     int size() const override { return static_cast<int>(pos_.size()); }
@@ -53,6 +53,8 @@ public:
             case kAccelerations: accelerations(c); break;
             case kIntegrate: integrate(c); break;
             case kBoundary: boundary(c); break;
+            case kDivergenceSolve: divergence_solve(c); break;
+            case kPressureSolve: pressure_solve(c); break;
             default: break;
         }
     }
@@ -69,6 +71,7 @@ public:
         auto id = id_.cview();
         auto density = density_.cview();
         auto pressure = pressure_.cview();
+        auto kappa = kappa_.cview();
         auto pos2 = pos_alt_.resized(static_cast<std::size_t>(size()));
         auto vel2 = vel_alt_.resized(static_cast<std::size_t>(size()));
         auto off2 = offset_alt_.resized(static_cast<std::size_t>(size()));
@@ -76,6 +79,7 @@ public:
         auto id2 = id_alt_.resized(static_cast<std::size_t>(size()));
         auto density2 = density_alt_.resized(static_cast<std::size_t>(size()));
         auto pressure2 = pressure_alt_.resized(static_cast<std::size_t>(size()));
+        auto kappa2 = kappa_alt_.resized(static_cast<std::size_t>(size()));
         exec_.parallel_for(size(), FS_LAMBDA(int s) {
             const int i = order[s];
             pos2[s] = pos[i];
@@ -85,6 +89,7 @@ public:
             id2[s] = id[i];
             density2[s] = density[i];
             pressure2[s] = pressure[i];
+            kappa2[s] = kappa[i];
         });
         std::swap(pos_alt_, pos_);
         std::swap(vel_alt_, vel_);
@@ -93,6 +98,7 @@ public:
         std::swap(id_alt_, id_);
         std::swap(density_alt_, density_);
         std::swap(pressure_alt_, pressure_);
+        std::swap(kappa_alt_, kappa_);
     }
 
     grid::Neighbors2 neighbors(const Config& c) const {
@@ -103,6 +109,11 @@ public:
     // and the particle itself. The same search records every particle's neighbours (the
     // boundary's too, for pressure mirroring) for the stages after it.
     void density(const Config& c) {
+        if (implicit_pressure(c.solver)) return dfsph_density_stage(c);
+        density_and_lists(c);
+    }
+
+    void density_and_lists(const Config& c) {
         const auto nb = neighbors(c);
         const int cap = list_capacity(c);
         neighbor_list_.resize(static_cast<std::size_t>(size()) * static_cast<std::size_t>(cap));
@@ -145,6 +156,53 @@ public:
             if (kind[i] == kFluid) rho[i] = m * sum;
             count[i] = near;
         });
+    }
+
+    // DFSPH's density stage (sph_kernels.hpp, dfsph_density): each fluid particle's density,
+    // factor alpha_i, and neighbours with their kernel gradients; boundary particles need no list
+    // (they are not solved for) and read as rest density.
+    void dfsph_density_stage(const Config& c) {
+        const auto nb = neighbors(c);
+        const int cap = list_capacity(c);
+        const std::size_t slots = static_cast<std::size_t>(size()) * static_cast<std::size_t>(cap);
+        neighbor_list_.resize(slots);
+        grad_list_.resize(slots);
+        alpha_.resize(static_cast<std::size_t>(size()));
+        auto sums = grad_sum_.resized(static_cast<std::size_t>(size()));
+        auto push = push_.resized(static_cast<std::size_t>(size()));
+        auto list = neighbor_list_.view();
+        auto grads = grad_list_.view();
+        auto alpha = alpha_.view();
+        auto pos = pos_.cview();
+        auto kind = kind_.cview();
+        auto count = neighbors_.view();
+        auto rho = density_.view();
+        auto p = pressure_.view();
+        const CubicSpline<double> k{c.h};
+        const Config cfg = c;
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            if (kind[i] != kFluid) {
+                alpha[i] = 0.0;
+                count[i] = 0;
+                sums[i] = dvec2(0.0);
+                push[i] = dvec2(0.0);
+                rho[i] = cfg.rho0;
+                p[i] = 0.0;
+                return;
+            }
+            const long long row = static_cast<long long>(i) * cap;
+            const DensityAlpha d =
+                dfsph_density(cfg, k, nb, i, pos.data, kind.data, list.data + row, grads.data + row, cap);
+            rho[i] = d.rho;
+            alpha[i] = d.alpha;
+            count[i] = d.count;
+            sums[i] = d.sum;
+            push[i] = d.push;
+        });
+    }
+
+    GradList grad_list(const Config& c) const {
+        return {neighbor_list(c), grad_list_.cview(), CubicSpline<double>{c.h}};
     }
 
     // Room for the neighbours of a particle at up to 60% compression (2D: pi (h/spacing)^2
@@ -207,6 +265,7 @@ public:
 
     // seed 003, 2.3 and 2.5: a_i = g + sum_j pair_acceleration (pressure + artificial viscosity).
     void accelerations(const Config& c) {
+        if (implicit_pressure(c.solver)) return viscous_accelerations(c);
         const auto nb = neighbor_list(c);
         auto pos = pos_.cview();
         auto vel = vel_.cview();
@@ -235,10 +294,50 @@ public:
         });
     }
 
+    // DFSPH's non-pressure accelerations: gravity and viscosity (sph_kernels.hpp).
+    void viscous_accelerations(const Config& c) {
+        const auto gl = grad_list(c);
+        auto pos = pos_.cview();
+        auto vel = vel_.cview();
+        auto kind = kind_.cview();
+        auto rho = density_.cview();
+        auto acc = acc_.view();
+        const Config cfg = c;
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            acc[i] = kind[i] != kFluid ? dvec2(0.0)
+                                       : viscous_acceleration(cfg, gl, i, pos.data, vel.data, rho.data, kind.data);
+        });
+    }
+
     // Semi-implicit (symplectic) Euler, as the assignment: v += dt a, then x += dt v; a hand
-    // that pushes or pulls adds its velocity change first (solvers/common/hands.hpp).
+    // that pushes or pulls adds its velocity change first (solvers/common/hands.hpp). DFSPH's
+    // pressure solve has already brought the velocities to the step's end: x += dt v alone.
     void integrate(const Config& c) {
         auto pos = pos_.view();
+        auto vel = vel_.view();
+        auto acc = acc_.cview();
+        auto kind = kind_.cview();
+        const double dt = c.dt;
+        const HandForce<dvec2> hand = c.hand;
+        if (implicit_pressure(c.solver)) {
+            exec_.parallel_for(size(), FS_LAMBDA(int i) {
+                if (kind[i] == kFluid) pos[i] += dt * vel[i];
+            });
+            return;
+        }
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            if (kind[i] != kFluid) return;
+            vel[i] += dt * acc[i];
+            vel[i] += hand.dv(pos[i], vel[i], dt);
+            pos[i] += dt * vel[i];
+        });
+    }
+
+    // DFSPH, Bender & Koschier 2017, Algorithm 1, "correctDensityError": the velocities predicted
+    // with the non-pressure forces (and a hand's push), then pressures that leave the positions
+    // x + dt v at rest density. The pressure field shows p = rho^2 (P_density + P_divergence).
+    void pressure_solve(const Config& c) {
+        auto pos = pos_.cview();
         auto vel = vel_.view();
         auto acc = acc_.cview();
         auto kind = kind_.cview();
@@ -248,9 +347,94 @@ public:
             if (kind[i] != kFluid) return;
             vel[i] += dt * acc[i];
             vel[i] += hand.dv(pos[i], vel[i], dt);
-            pos[i] += dt * vel[i];
+        });
+        const auto [iterations, residual] = jacobi_solve(c, 0, c.density_tolerance, 1);
+        report_.density_iterations = iterations;
+        report_.density_residual = residual;
+        auto rho = density_.cview();
+        auto kappa = kappa_.cview();
+        auto p = pressure_.view();
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            if (kind[i] == kFluid) p[i] = rho[i] * rho[i] * (kappa[i].x + kappa[i].y);
         });
     }
+
+    // DFSPH, Bender & Koschier 2017, Algorithm 1, "correctDivergenceError" (there at the end of
+    // a step, after the neighbour search; here at the start of the next, after the same search:
+    // the same order of work): pressures that make the velocity field free of compression.
+    void divergence_solve(const Config& c) {
+        const auto [iterations, residual] = jacobi_solve(c, 1, c.divergence_tolerance, 0);
+        report_.divergence_iterations = iterations;
+        report_.divergence_residual = residual;
+    }
+
+    // The projected Jacobi iteration both solves share (sph_kernels.hpp) on the pressures
+    // P = kappa.x (part 0, the density solve) or kappa.y (part 1, the divergence solve): a
+    // fraction c.warm_start of the last step's applied first, then updates until the mean change
+    // left is within tolerance rho0 (at least `least` updates, at most c.max_iterations). The
+    // density change each removes: dt D rho / Dt, plus rho - rho0 for the density solve. Returns
+    // the updates made and the residual left.
+    std::pair<int, double> jacobi_solve(const Config& c, int part, double tolerance, int least) {
+        const auto gl = grad_list(c);
+        auto vel = vel_.cview();
+        auto kind = kind_.cview();
+        auto alpha = alpha_.cview();
+        auto rho = density_.cview();
+        auto kappa = kappa_.view();
+        auto dP = dP_.resized(static_cast<std::size_t>(size()));
+        auto sums = grad_sum_.cview();
+        const Config cfg = c;
+        const double dt = c.dt, warm = c.warm_start;
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            double& P = part == 0 ? kappa[i].x : kappa[i].y;
+            dP[i] = kind[i] == kFluid ? warm * P : 0.0;
+            P = 0.0;
+        });
+        if (warm > 0.0) apply_pressures(c, part);
+        double residual = 0.0;
+        int iterations = 0;
+        for (;; ++iterations) {
+            // Each fluid particle's update, and (residual, 1) to average.
+            const dvec2 sum = exec_.transform_reduce(
+                size(), dvec2(0.0),
+                FS_LAMBDA(int i) {
+                    if (kind[i] != kFluid) {
+                        dP[i] = 0.0;
+                        return dvec2(0.0);
+                    }
+                    double change = dt * density_rate(cfg, gl, i, vel.data, sums[i]);
+                    if (part == 0) change += rho[i] - cfg.rho0;
+                    const JacobiUpdate u =
+                        jacobi_update(part == 0 ? kappa[i].x : kappa[i].y, change, alpha[i], dt, cfg.relaxation);
+                    dP[i] = u.dP;
+                    return dvec2(u.residual, 1.0);
+                },
+                [] FS_HD(dvec2 a, dvec2 b) { return a + b; });
+            residual = sum.y > 0.0 ? sum.x / (sum.y * cfg.rho0) : 0.0;
+            if ((iterations >= least && residual <= tolerance) || iterations >= cfg.max_iterations) break;
+            apply_pressures(c, part);
+        }
+        return {iterations, residual};
+    }
+
+    // v_i += dt a_i(dP) (sph_kernels.hpp), and P += dP.
+    void apply_pressures(const Config& c, int part) {
+        const auto gl = grad_list(c);
+        auto vel = vel_.view();
+        auto kind = kind_.cview();
+        auto kappa = kappa_.view();
+        auto dP = dP_.cview();
+        auto push = push_.cview();
+        const Config cfg = c;
+        const double dt = c.dt;
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            if (kind[i] != kFluid) return;
+            vel[i] += dt * pressure_acceleration(cfg, gl, i, dP.data, push[i]);
+            (part == 0 ? kappa[i].x : kappa[i].y) += dP[i];
+        });
+    }
+
+    SolveReport solve_report() const override { return report_; }
 
     // The barrier follows its angle (seed 003, 3: E/Q rotate it): x = centre + R(angle) offset.
     // Turning, it moves quasi-statically; dragged by a hand, its particles carry the drag's
@@ -292,6 +476,7 @@ public:
                 s.set_motion(m, v);
                 s.max_accel2 = acc[i].x * acc[i].x + acc[i].y * acc[i].y;
                 s.density_sum = rho[i];
+                s.compression_sum = rho[i] > rho0 ? rho[i] - rho0 : 0.0;
                 s.density_max_error = (rho[i] - rho0) / rho0;
                 s.pressure_max = p[i];
                 if (x.y < h) s.front_x = x.x;
@@ -346,6 +531,13 @@ private:
     Buffer<int> kind_{kSpace}, id_{kSpace}, neighbors_{kSpace}, neighbor_list_{kSpace};
     Buffer<dvec2> pos_alt_{kSpace}, vel_alt_{kSpace}, offset_alt_{kSpace};
     Buffer<double> density_alt_{kSpace}, pressure_alt_{kSpace};
+    // DFSPH: each particle's pressures (density solve, divergence solve; p / rho^2), the kernel
+    // gradients beside the neighbour list, each particle's factor alpha.
+    Buffer<dvec2> kappa_{kSpace}, kappa_alt_{kSpace}, grad_list_{kSpace};
+    Buffer<double> alpha_{kSpace};
+    Buffer<double> dP_{kSpace};  // an iteration's pressure updates
+    Buffer<dvec2> grad_sum_{kSpace}, push_{kSpace};  // each fluid particle's, from dfsph_density
+    SolveReport report_;
     Buffer<int> kind_alt_{kSpace}, id_alt_{kSpace};
     grid::CellSort<Exec> sort_;
 };

@@ -108,6 +108,52 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
                 0.01, 5.0},
                &s_.cfl);
     r.add_real({"max_dt", "Largest time step", "Time", "s", "Upper bound of dt.", 1e-7, 0.1}, &s_.max_dt);
+    r.add_choice({"pressure_solver", "Pressure solver", "Pressure", "",
+                  "wcsph: the WCSPH assignment's Tait equation, explicit; the speed of sound bounds dt. dfsph: "
+                  "divergence-free SPH (Bender & Koschier 2017), two implicit solves a step that keep the fluid "
+                  "within density_tolerance of rho0 and free of compression, so dt is bounded by the flow's "
+                  "own speed (dfsph_cfl), not by sound: several times longer steps. iisph: implicit incompressible "
+                  "SPH (Ihmsen et al. 2014), the density solve alone. Switches at the next step."},
+                 {"wcsph", "dfsph", "iisph"}, &s_.pressure_solver);
+    r.add_real({"dfsph_cfl", "DFSPH CFL number", "Pressure", "",
+                "DFSPH and IISPH: particle spacings the fastest particle may cross per step, "
+                "dt = dfsph_cfl spacing / max speed (Bender & Koschier 2017: 0.4 of the particle diameter).",
+                0.01, 2.0},
+               &s_.dfsph_cfl);
+    r.add_real({"density_tolerance", "Density tolerance", "Pressure", "",
+                "DFSPH and IISPH: the density solve iterates until the mean compression left is below this "
+                "fraction of rho0 (Bender & Koschier 2017: 0.01%-0.1%).",
+                1e-6, 0.1},
+               &s_.density_tolerance);
+    r.add_real({"divergence_tolerance", "Divergence tolerance", "Pressure", "",
+                "DFSPH: the divergence solve iterates until the mean rate of compression, times dt, is below this "
+                "fraction of rho0.",
+                1e-6, 0.1},
+               &s_.divergence_tolerance);
+    r.add_int({"max_iterations", "Most iterations", "Pressure", "",
+               "DFSPH and IISPH: the most iterations a solve takes a step (the stats report the tolerance "
+               "missed).",
+               1,
+               10000},
+              &s_.max_iterations);
+    r.add_real({"relaxation", "Jacobi relaxation", "Pressure", "",
+                "DFSPH and IISPH: omega of the solves' Jacobi updates, P += omega (rho* - rho0) alpha / dt^2. "
+                "1 is Bender & Koschier's full update, which can let an alternating pressure grow on a 2D "
+                "lattice; 0.5 as in IISPH (Ihmsen et al. 2014).",
+                0.05, 1.0},
+               &s_.relaxation);
+    r.add_real({"warm_start", "Warm start", "Pressure", "",
+                "DFSPH and IISPH: the fraction of the last step's pressure each solve starts from. 1 is "
+                "Bender & Koschier's; it let the resting tank's water boil (a pressure offset builds up); "
+                "0.5 as in IISPH.",
+                0.0, 1.0},
+               &s_.warm_start);
+    r.add_choice({"dt_limit", "Time step set by", "Diagnostics", "",
+                  "Which bound set the last dt: max_dt; cfl (WCSPH: sound plus the fastest particle; DFSPH: the "
+                  "fastest particle); force (0.25 sqrt(h / |a|max), Monaghan 1992); viscosity (0.125 (h/2)^2 / nu, "
+                  "Morris et al. 1997, DFSPH).",
+                  0, 0, true},
+                 {"max_dt", "cfl", "force", "viscosity"}, &s_.dt_limit);
     r.add_real({"stiffness", "Stiffness B", "Diagnostics", "Pa", "B = rho0 c_s^2 / gamma.", 0, 1e300, true},
                &s_.stiffness);
     r.add_real({"alpha_used", "Viscosity alpha used", "Diagnostics", "",
@@ -124,17 +170,48 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
               &s_.n_fluid);
 }
 
-const std::vector<StageInfo>& SphSolver::stages() const {
-    static const std::vector<StageInfo> kStages = {
-        {"neighbor_search", "counting sort by cell (the grid of the euler solver)"},
-        {"density", "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij"},
-        {"pressure", "WCSPH assignment, 2.2: Tait p = B((rho/rho0)^7 - 1); boundary 2.4 / Adami 2012"},
-        {"accelerations", "WCSPH assignment, 2.3 + 2.5: symmetric pressure force, Monaghan viscosity, gravity"},
-        {"integrate", "semi-implicit Euler: v += dt a, x += dt v"},
-        {"boundary", "WCSPH assignment, 3: the barrier follows its angle"},
-    };
-    return kStages;
+namespace {
+// The stages of a step and what each runs, per pressure solver.
+struct StageList {
+    std::vector<StageInfo> info;
+    std::vector<Stage> run;
+};
+const StageList& stage_list(int solver) {
+    static const StageList kWcsphStages = {
+        {{"neighbor_search", "counting sort by cell (the grid of the euler solver)"},
+         {"density", "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij"},
+         {"pressure", "WCSPH assignment, 2.2: Tait p = B((rho/rho0)^7 - 1); boundary 2.4 / Adami 2012"},
+         {"accelerations", "WCSPH assignment, 2.3 + 2.5: symmetric pressure force, Monaghan viscosity, gravity"},
+         {"integrate", "semi-implicit Euler: v += dt a, x += dt v"},
+         {"boundary", "WCSPH assignment, 3: the barrier follows its angle"}},
+        {kNeighborSearch, kDensity, kPressure, kAccelerations, kIntegrate, kBoundary}};
+    static const StageList kDfsphStages = {
+        {{"neighbor_search", "counting sort by cell (the grid of the euler solver)"},
+         {"density", "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij; DFSPH's factor alpha_i (Bender & Koschier "
+                     "2015, eq. 9)"},
+         {"divergence_solve", "DFSPH (Bender & Koschier 2017, Alg. 1): pressures that remove D rho / Dt"},
+         {"accelerations", "WCSPH assignment, 2.5: Monaghan viscosity and gravity (no pressure)"},
+         {"pressure_solve", "DFSPH (Bender & Koschier 2017, Alg. 1): v* = v + dt a, pressures that bring rho* to rho0"},
+         {"integrate", "x += dt v"},
+         {"boundary", "WCSPH assignment, 3: the barrier follows its angle"}},
+        {kNeighborSearch, kDensity, kDivergenceSolve, kAccelerations, kPressureSolve, kIntegrate, kBoundary}};
+    static const StageList kIisphStages = {
+        {{"neighbor_search", "counting sort by cell (the grid of the euler solver)"},
+         {"density", "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij; the diagonal 1/alpha_i (Ihmsen et al. "
+                     "2014, a_ii)"},
+         {"accelerations", "WCSPH assignment, 2.5: Monaghan viscosity and gravity (no pressure)"},
+         {"pressure_solve", "IISPH (Ihmsen et al. 2014): v* = v + dt a, relaxed Jacobi on the pressure Poisson "
+                            "equation"},
+         {"integrate", "x += dt v"},
+         {"boundary", "WCSPH assignment, 3: the barrier follows its angle"}},
+        {kNeighborSearch, kDensity, kAccelerations, kPressureSolve, kIntegrate, kBoundary}};
+    return solver == kDfsph ? kDfsphStages : solver == kIisph ? kIisphStages : kWcsphStages;
 }
+}  // namespace
+
+const std::vector<StageInfo>& SphSolver::stages() const { return stage_list(solver_).info; }
+
+Stage SphSolver::stage_at(int index) const { return stage_list(solver_).run[static_cast<std::size_t>(index)]; }
 
 std::vector<FieldInfo> SphSolver::fields() const {
     return {{"position", 2, "m", "particle position"},
@@ -202,6 +279,12 @@ void SphSolver::keep_body_poses() {
 Config SphSolver::config() const {
     Config c;
     c.dt = dt_;
+    c.solver = solver_;
+    c.density_tolerance = s_.density_tolerance;
+    c.divergence_tolerance = s_.divergence_tolerance;
+    c.max_iterations = static_cast<int>(s_.max_iterations);
+    c.relaxation = s_.relaxation;
+    c.warm_start = s_.warm_start;
     c.h = support_radius();
     c.spacing = s_.spacing;
     c.mass = s_.rest_density * s_.spacing * s_.spacing;
@@ -228,6 +311,7 @@ Config SphSolver::config() const {
     // Boundary particles sit up to a spacing beyond the box's padding; the grid clamps the rest.
     c.grid = grid::make_grid({lo[0] - s_.spacing, lo[1] - s_.spacing}, {hi[0] + s_.spacing, hi[1] + s_.spacing},
                              c.h, particle_count(), 3);
+    c.lattice_denominator = lattice_denominator(c, CubicSpline<double>{c.h});
     return c;
 }
 
@@ -284,6 +368,7 @@ void SphSolver::do_reset() {
         h.offset.push_back(offset);
         h.density.push_back(s_.rest_density);
         h.pressure.push_back(0.0);
+        h.kappa.push_back(dvec2(0.0));
         h.kind.push_back(kind);
         h.id.push_back(next_id++);
     };
@@ -355,6 +440,7 @@ void SphSolver::do_reset() {
     for (const dvec2& o : barrier) add(centre + dvec2(ca * o.x - sa * o.y, sa * o.x + ca * o.y), kBarrier, o);
     s_.n_fluid = fluid;
     initial_fluid_ = fluid;
+    solver_ = s_.pressure_solver;
     barrier_pos_ = centre;
     barrier_vel_ = dvec2(0.0);
     pour_carry_ = 0.0;
@@ -423,6 +509,7 @@ void SphSolver::pour() {
         h.offset.push_back(dvec2(0.0));
         h.density.push_back(s_.rest_density);
         h.pressure.push_back(0.0);
+        h.kappa.push_back(dvec2(0.0));
         h.kind.push_back(kFluid);
         h.id.push_back(id++);
         ++placed;
@@ -439,33 +526,56 @@ std::vector<std::pair<int, int>> SphSolver::neighbor_pairs(bool grid) {
     return engine_->neighbor_pairs(config(), grid);
 }
 
+// seed 003 leaves dt to the user. Monaghan 1992 (Annu. Rev. Astron. Astrophys. 30, time stepping):
+// a CFL condition on c_s and the fastest particle, and a force condition dt <= 0.25 sqrt(h / |a|),
+// h the smoothing length (half the cubic spline's support), both with the speed and acceleration
+// of the last step (no host round trip inside a step). The CFL number counts particle spacings,
+// the length a student sees. DFSPH has no sound to outrun: the fastest particle alone sets its
+// CFL bound (Bender & Koschier 2017), and its explicit viscosity the bound of Morris, Fox and Zhu
+// 1997 (J. Comput. Phys. 136, eq. 8), dt <= 0.125 (h/2)^2 / nu. A dragged barrier counts as a
+// particle moving at the drag speed.
+void SphSolver::choose_dt() {
+    const bool dragged = hand_.tool == Hand::Tool::Drag && hand_.body == 0 && s_.barrier_length > 0;
+    const double fastest = std::max(last_max_speed_, dragged ? hands_.drag_speed : 0.0);
+    auto bound = [&](double dt, int why) {
+        if (dt < dt_) {
+            dt_ = dt;
+            s_.dt_limit = why;
+        }
+    };
+    dt_ = s_.max_dt;
+    s_.dt_limit = 0;
+    if (implicit_pressure(solver_)) {
+        if (fastest > 0.0) bound(s_.dfsph_cfl * s_.spacing / fastest, 1);
+        const Config c = config();
+        const double nu = c.alpha * c.h * c.c_s / 8.0;  // Monaghan 2005, as in run_stage
+        if (nu > 0.0) bound(0.125 * 0.25 * c.h * c.h / nu, 3);
+    } else {
+        bound(s_.cfl * s_.spacing / (s_.speed_of_sound + fastest), 1);
+    }
+    if (last_max_accel_ > 0.0) bound(0.25 * std::sqrt(0.5 * support_radius() / last_max_accel_), 2);
+}
+
 void SphSolver::run_stage(int index) {
     if (index == 0) {
+        solver_ = s_.pressure_solver;  // a switch takes effect as a step starts
         pour();
-        // seed 003 leaves dt to the user. Monaghan 1992 (Annu. Rev. Astron. Astrophys. 30, time
-        // stepping): a CFL condition on c_s and the fastest particle, and a force condition
-        // dt <= 0.25 sqrt(h / |a|), h the smoothing length (half the cubic spline's support),
-        // both with the speed and acceleration of the last step (no host round trip inside a
-        // step). The CFL number counts particle spacings, the length a student sees.
-        // A dragged barrier counts as a particle moving at the drag speed.
-        const bool dragged = hand_.tool == Hand::Tool::Drag && hand_.body == 0 && s_.barrier_length > 0;
-        const double fastest = std::max(last_max_speed_, dragged ? hands_.drag_speed : 0.0);
-        dt_ = std::min(s_.max_dt, s_.cfl * s_.spacing / (s_.speed_of_sound + fastest));
-        if (last_max_accel_ > 0.0)
-            dt_ = std::min(dt_, 0.25 * std::sqrt(0.5 * support_radius() / last_max_accel_));
+        choose_dt();
         // The barrier's velocity for this step: towards the hand's target, kept inside the box.
+        const bool dragged = hand_.tool == Hand::Tool::Drag && hand_.body == 0 && s_.barrier_length > 0;
         barrier_vel_ = dragged ? drag_velocity<dvec2>(hand_, 0, barrier_pos_, hands_.drag_speed, dt_) : dvec2(0.0);
         for (int a = 0; a < 2; ++a) {
             const double next = std::clamp(barrier_pos_[a] + dt_ * barrier_vel_[a], 0.0, s_.domain_size[a]);
             barrier_vel_[a] = (next - barrier_pos_[a]) / dt_;
         }
     }
-    if (index == kBoundary) barrier_pos_ += dt_ * barrier_vel_;
+    const Stage stage = stage_at(index);
+    if (stage == kBoundary) barrier_pos_ += dt_ * barrier_vel_;
     Config c = config();
     s_.stiffness = c.B;
     s_.alpha_used = c.alpha;
     s_.viscosity_used = c.alpha * c.h * s_.speed_of_sound / 8.0;
-    engine_->run_stage(index, c);
+    engine_->run_stage(stage, c);
 }
 
 double SphSolver::finish_step(Stats& out) {
@@ -510,6 +620,17 @@ void SphSolver::report(const Sums& s, Stats& out) const {
     out.set("density_max_error", s.fluid > 0 ? s.density_max_error : 0.0);
     out.set("pressure_max", s.fluid > 0 ? s.pressure_max : 0.0);
     out.set("neighbors_mean", static_cast<double>(s.neighbors) / fluid);
+    if (implicit_pressure(solver_)) {
+        // The solves' work and what they left (Bender & Koschier 2017's eta and eta^v).
+        const SolveReport r = engine_->solve_report();
+        out.set_count("density_iterations", r.density_iterations);
+        out.set("density_residual", r.density_residual);
+        if (solver_ == kDfsph) {
+            out.set_count("divergence_iterations", r.divergence_iterations);
+            out.set("divergence_residual", r.divergence_residual);
+        }
+    }
+    out.set("density_error_mean", s.fluid > 0 ? s.compression_sum / (fluid * s_.rest_density) : 0.0);
     // The dam break's surge front (docs/validation.md): where the fluid on the floor reaches.
     out.set("front_x", s.front_x > -1e300 ? s.front_x : 0.0);
     out.set_count("n_fluid", s.fluid);

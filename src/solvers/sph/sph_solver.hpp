@@ -31,6 +31,14 @@ struct Settings {
     double gravity_direction[2] = {0.0, -1.0};
     double cfl = 0.8;                           // particle spacings per step
     double max_dt = 1e-3;
+    int pressure_solver = kWcsph;
+    double dfsph_cfl = 0.4;                     // DFSPH: spacings the fastest particle crosses a step
+    double density_tolerance = 1e-3;            // DFSPH: mean compression left, over rho0
+    double divergence_tolerance = 1e-3;         // DFSPH: mean compression rate left times dt, over rho0
+    long long max_iterations = 100;
+    double relaxation = 0.5;                    // DFSPH: omega of the Jacobi updates
+    double warm_start = 0.5;                    // DFSPH: the last step's pressure a solve starts from
+    int dt_limit = 0;                          // diagnostic: which bound set the last dt
     double barrier_length = 0.0;               // 0: no barrier
     double barrier_center[2] = {0.5, 0.4};
     double barrier_angle = 0.0;                // degrees, counter-clockwise
@@ -96,6 +104,10 @@ protected:
 private:
     Config config() const;
     void report(const Sums& s, Stats& out) const;
+    // The time step of the step starting now, and which bound set it (Settings::dt_limit).
+    void choose_dt();
+    // The Stage a position in stages() runs, for the pressure solver in use.
+    Stage stage_at(int index) const;
 
     // Pours the liquid a Pour hand has accumulated (before the step's neighbour search).
     void pour();
@@ -109,6 +121,7 @@ private:
     double pour_carry_ = 0.0;  // particles owed to the pour, carried to the next step
     long long initial_fluid_ = 0;
     double dt_ = 1e-4;         // the time step of the step in progress
+    int solver_ = kWcsph;      // the pressure solver of the step in progress (chosen as it starts)
     double last_max_speed_ = 0.0;
     double last_max_accel_ = 0.0;  // of the fluid, for the force condition on dt
 };
