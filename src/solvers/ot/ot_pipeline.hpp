@@ -339,30 +339,52 @@ public:
         cells_valid_ = true;
         // Damped Newton needs every cell non-empty at its start (a0 > 0 below; an empty cell's
         // row of the Hessian is zero). When the last step's weights leave one empty, start from
-        // equal weights: the Voronoi cells of distinct particles are never empty (with a free
-        // surface, equal weights of a disk as large as the largest target: each cell keeps the
-        // part of its disk nearer to it than to any other particle).
+        // equal weights.
         if (max_newton > 0 && (report_.overflow > 0 || !(err.min_area > 0.0))) {
-            double w_equal = 0.0;
-            if (c.free_surface) {
-                auto target = target_.cview();
-                w_equal = exec_.transform_reduce(size(), 0.0, FS_LAMBDA(int i) { return target[i]; }, Largest{}) /
-                          3.14159265358979323846;
-            }
-            auto w0 = weight_.view();
-            exec_.parallel_for(size(), FS_LAMBDA(int i) { w0[i] = w_equal; });
-            report_.restarted = true;
-            report_.overflow = timed_cells(c, weight_.cview());
-            err = area_error();
-            if (report_.overflow == 0 && !(err.min_area > 0.0)) {
-                report_.empty_cells = true;  // coincident particles: no weights give both a cell
-                report_.converged = false;
-                report_.max_area_error = err.max_rel;
-                return;
-            }
+            if (!restart_from_equal_weights(c, err)) return;
         }
         report_.max_area_error = err.max_rel;
         if (report_.overflow > 0 || err.max_rel <= tolerance) return;
+        // A line search that finds no step from the last step's weights (measured: ot_dam_break
+        // at t = 0.9 s, where a splash's cell had shrunk to a sliver, its Hessian row near zero:
+        // thirty halvings and no step) starts over once from equal weights, as for an empty cell.
+        while (!damped_newton(c, tolerance, max_newton, err)) {
+            if (report_.restarted || !report_.converged) return;
+            if (!restart_from_equal_weights(c, err)) return;
+            report_.max_area_error = err.max_rel;
+            if (report_.overflow > 0 || err.max_rel <= tolerance) return;
+        }
+    }
+
+    // Equal weights: the Voronoi cells of distinct particles are never empty (with a free
+    // surface, equal weights of a disk as large as the largest target: each cell keeps the part
+    // of its disk nearer to it than to any other particle). False when a cell is still empty
+    // (coincident particles: no weights give both a cell), reported.
+    bool restart_from_equal_weights(const Config& c, AreaError& err) {
+        double w_equal = 0.0;
+        if (c.free_surface) {
+            auto target = target_.cview();
+            w_equal = exec_.transform_reduce(size(), 0.0, FS_LAMBDA(int i) { return target[i]; }, Largest{}) /
+                      3.14159265358979323846;
+        }
+        auto w0 = weight_.view();
+        exec_.parallel_for(size(), FS_LAMBDA(int i) { w0[i] = w_equal; });
+        report_.restarted = true;
+        report_.overflow = timed_cells(c, weight_.cview());
+        err = area_error();
+        if (report_.overflow == 0 && !(err.min_area > 0.0)) {
+            report_.empty_cells = true;
+            report_.converged = false;
+            report_.max_area_error = err.max_rel;
+            return false;
+        }
+        return true;
+    }
+
+    // The iterations from the weights in weight_ (their area error `err`). True when they reach
+    // the tolerance; false with report_.converged false after max_newton iterations, or with
+    // converged still true when a line search found no step (the caller may start over).
+    bool damped_newton(const Config& c, double tolerance, int max_newton, AreaError& err) {
         double min_target = 1e300;
         {
             auto target = target_.cview();
@@ -376,7 +398,7 @@ public:
         while (err.max_rel > tolerance) {
             if (report_.newton_iterations >= max_newton) {
                 report_.converged = false;
-                return;
+                return false;
             }
             ++report_.newton_iterations;
             {
@@ -388,9 +410,15 @@ public:
             double step = 1.0;
             AreaError next;
             for (int halving = 0;; ++halving) {
-                if (halving > 30) {
-                    report_.converged = false;
-                    return;
+                // No step (under 2^-12 of Newton's before a restart: such a step leaves the error
+                // where it is, and each try costs a pass over the cells; 2^-30 after one): the
+                // caller starts over once; a second time it is a failure.
+                if (halving > (report_.restarted ? 30 : 12)) {
+                    report_.converged = !report_.restarted;
+                    if (report_.restarted) report_.max_area_error = err.max_rel;
+                    // The cells as the weights left them (the trial's are the last tried).
+                    report_.overflow = timed_cells(c, weight_.cview());
+                    return false;
                 }
                 const double s = step;
                 exec_.parallel_for(size(), FS_LAMBDA(int i) { trial[i] = w[i] + s * d[i]; });
@@ -406,6 +434,7 @@ public:
             err = next;
             report_.max_area_error = err.max_rel;
         }
+        return true;
     }
 
     Sums sums(const Config& c) override {
