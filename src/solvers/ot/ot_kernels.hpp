@@ -22,6 +22,13 @@
 
 namespace fs::ot {
 
+// x brought into [lo, hi] by mirroring what lies past a wall at that wall (and clamped, should it
+// lie past the other wall too: an overshoot longer than the box).
+FS_HDI double mirror_into(double x, double lo, double hi) {
+    const double m = x < lo ? lo + (lo - x) : (x > hi ? hi - (x - hi) : x);
+    return fmin(fmax(m, lo), hi);
+}
+
 using glm::dvec2;
 
 // The most edges a cell may have. Cells of a liquid of equal areas have about six; a cell that
