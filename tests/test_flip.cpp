@@ -32,6 +32,22 @@ void lattice(FlipSolver& s, int resolution, const std::string& box = "0,0,0,1,1,
     s.reset();
 }
 
+// The panel says which bound set dt: max_dt while the liquid is at rest, the CFL condition once
+// it falls fast enough.
+TEST(FlipTimeStep, DtLimitNamesTheBoundThatSetIt) {
+    FlipSolver s;
+    set(s, "resolution", "16");
+    set(s, "max_dt", "1e-5");
+    s.reset();
+    s.step();
+    EXPECT_EQ(s.params().at("dt_limit").to_text(), "max_dt");
+    EXPECT_EQ(s.stats().get("dt"), 1e-5);
+    set(s, "max_dt", "0.1");
+    s.step();
+    EXPECT_EQ(s.params().at("dt_limit").to_text(), "cfl");
+    EXPECT_LT(s.stats().get("dt"), 0.1);
+}
+
 TEST(FlipTransfer, P2GThenG2PReproducesAUniformField) {
     for (const char* weights : {"linear", "quadratic", "linear apic", "quadratic apic"}) {
         const std::string w = weights;

@@ -143,6 +143,19 @@ TEST(VortexGrid, AgreesWithTheDirectSumOnARandomCloud) {
     EXPECT_LT(fine, 0.1);
 }
 
+// The panel says which bound set dt: the set step, or the CFL condition when it is the smaller.
+TEST(VortexTimeStep, DtLimitNamesTheBoundThatSetIt) {
+    VortexSolver s;
+    load(s, "vortex_ring.json", {"ring_tracers=0"});
+    s.step();
+    s.step();
+    EXPECT_EQ(s.params().at("dt_limit").to_text(), "dt");
+    set(s, "cfl", "0.01");
+    s.step();
+    EXPECT_EQ(s.params().at("dt_limit").to_text(), "cfl");
+    EXPECT_LT(s.stats().get("dt"), std::stod(s.params().at("dt").to_text()));
+}
+
 TEST(VortexRing, TravelsAlongItsAxisAtASteadySpeedAndKeepsItsImpulse) {
     VortexSolver s;
     load(s, "vortex_ring.json", {"ring_tracers=0"});

@@ -103,6 +103,10 @@ FlipSolver::FlipSolver(Backend backend) : EngineSolver(backend) {
     add_hands(&hands_, hand_tools());
     r.add_real({"time_step", "Time step", "Diagnostics", "s", "dt of the last step.", 0, 1e300, true},
                &s_.time_step);
+    r.add_choice({"dt_limit", "Time step set by", "Diagnostics", "",
+                  "Which bound set the last dt: max_dt, or cfl (cells the fastest particle may cross).", 0, 0,
+                  true},
+                 {"max_dt", "cfl"}, &s_.dt_limit);
     r.add_int({"pressure_iterations_used", "Pressure iterations", "Diagnostics", "", "Of the last solve.", 0, 9e15,
                true},
               &s_.pressure_iterations);
@@ -371,7 +375,9 @@ void FlipSolver::run_stage(int index) {
         if (hand().tool == Hand::Tool::Drag) fastest = std::max(fastest, hands_.drag_speed);
         if (hand().tool == Hand::Tool::Pour) fastest = std::max(fastest, hands_.pour_speed);
         const double speed = fastest + std::sqrt(s_.gravity * g.dx);
-        dt_ = std::min(s_.max_dt, s_.cfl * g.dx / std::max(speed, 1e-12));
+        const double cfl_dt = s_.cfl * g.dx / std::max(speed, 1e-12);
+        dt_ = std::min(s_.max_dt, cfl_dt);
+        s_.dt_limit = cfl_dt < s_.max_dt ? 1 : 0;
         move_bodies();
         engine_->run_stage(index, config(), pressure_settings());
         pour();

@@ -40,6 +40,7 @@ struct Settings {
     double max_dt = 1.0 / 60.0;
     // diagnostics
     double time_step = 0.0;
+    int dt_limit = 0;  // diagnostic: 0 max_dt, 1 cfl
     long long pressure_iterations = 0;
     double pressure_residual = 0.0;
 };

@@ -236,6 +236,11 @@ void VortexSolver::register_params() {
     add_hands(&hands_, kHandDrag);
     r.add_real({"time_step", "Time step used", "Diagnostics", "s", "dt of the last step.", 0, 1e300, true},
                &s_.time_step);
+    r.add_choice({"dt_limit", "Time step set by", "Diagnostics", "",
+                  "Which bound set the last dt: dt (the set step), or cfl (core radii the fastest vorton, or a "
+                  "dragged body, may cross).",
+                  0, 0, true},
+                 {"dt", "cfl"}, &s_.dt_limit);
     r.add_int({"grid_nodes", "Grid nodes", "Diagnostics", "", "Nodes of the last vortex-in-cell grid (0: none).", 0,
                9e15, true},
               &s_.grid_nodes);

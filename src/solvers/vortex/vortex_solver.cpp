@@ -128,7 +128,9 @@ void VortexSolver::run_stage(int index) {
         // drags counts as moving at the drag speed, so a fast drag takes smaller steps instead of
         // passing through vortons.
         const double held = hand_.tool == Hand::Tool::Drag && hand_.body >= 0 ? hands_.drag_speed : 0.0;
-        dt_ = std::min(s_.dt, s_.cfl * s_.core_radius / std::max({last_max_speed_, held, 1e-12}));
+        const double cfl_dt = s_.cfl * s_.core_radius / std::max({last_max_speed_, held, 1e-12});
+        dt_ = std::min(s_.dt, cfl_dt);
+        s_.dt_limit = cfl_dt < s_.dt ? 1 : 0;
         emit();
         // A dragged body's velocity is set here, before the collide stage reads the bodies: the
         // fluid meets it moving as move_bodies then moves it.

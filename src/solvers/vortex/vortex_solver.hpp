@@ -93,6 +93,7 @@ struct Settings {
     std::array<BodySettings, kMaxBodies> bodies;
     // diagnostics
     double time_step = 0.0;
+    int dt_limit = 0;  // diagnostic: 0 dt, 1 cfl
     long long grid_nodes = 0;
 };
 
