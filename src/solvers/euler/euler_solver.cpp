@@ -148,7 +148,7 @@ Config EulerSolver::config() const {
         // The stiffest pair oscillates at omega_0 = sqrt(k / m_eff), m_eff = m/2 for two of the
         // lightest particles. Semi-implicit Euler is stable for h omega_0 < 2; at h omega_0 <= 0.2
         // a collision takes about 15 sub-steps and ends within 2% of the restitution asked
-        // (measured by EulerSoftContact.TwoBodyRestitution).
+        // (measured by EulerSoftContact.TwoBodyCollisionKeepsMomentumAndEndsWithTheRestitution).
         const double omega = std::sqrt(c.stiffness / (0.5 * min_mass_));
         // At most 1000 sub-steps a step, so that no stiffness in range freezes the program: past
         // that h omega_0 grows, and beyond 2 the contacts blow up, which the step reports.

@@ -106,13 +106,15 @@ public:
     }
 
     // seed 003, 2.1: rho_i = sum_j m_j W(|x_i - x_j|, h), over fluid and boundary neighbours
-    // and the particle itself. The same search records every particle's neighbours (the
-    // boundary's too, for pressure mirroring) for the stages after it.
+    // and the particle itself; the implicit solvers' stage also finds alpha_i and the kernel
+    // gradients (dfsph_density_stage).
     void density(const Config& c) {
         if (implicit_pressure(c.solver)) return dfsph_density_stage(c);
         density_and_lists(c);
     }
 
+    // WCSPH's density stage. The same search records every particle's neighbours (the
+    // boundary's too, for pressure mirroring) for the stages after it.
     void density_and_lists(const Config& c) {
         const auto nb = neighbors(c);
         const int cap = list_capacity(c);
