@@ -125,6 +125,10 @@ public:
             auto part_k = part_k_.resized(static_cast<std::size_t>(count) * chunks);
             auto contact_of = contacts_.cview();
             auto contact_point = contact_points_.cview();
+            // Each vorton's strength alpha_j = volume omega_j, once, not once a contact.
+            auto strength_out = strength_.resized(static_cast<std::size_t>(n));
+            exec.parallel_for(n, FS_LAMBDA(int j) { strength_out[j] = vorton_volume(radius[j], overlap) * omega[j]; });
+            auto strength = strength_.cview();
             // (In chunks of items: each is 64 vortons' interactions, and a few hundred contacts
             // give fewer items than CpuExec's parallel_for spreads over its threads.)
             exec.parallel_chunks(count * chunks, 16, FS_LAMBDA(int item) {
@@ -134,9 +138,7 @@ public:
                 const int j1 = j0 + chunk < n ? j0 + chunk : n;
                 // The fluid velocity at the contact point from this chunk's vortons.
                 Induced acc;
-                for (int j = j0; j < j1; ++j)
-                    add_induced(acc, point, dvec3(0.0), pos[j], vorton_volume(radius[j], overlap) * omega[j],
-                                radius[j], false);
+                for (int j = j0; j < j1; ++j) add_induced(acc, point, dvec3(0.0), pos[j], strength[j], radius[j], false);
                 // How crowded the layer is round the contact: the vortons in contact within
                 // h / sqrt(pi) of it (itself included; h = s / overlap, the vorton's spacing), the
                 // disc of area h^2 that the sheet model gives one vorton. Where more crowd in, they
@@ -270,6 +272,7 @@ private:
     Buffer<int> slots_{kSpace}, contacts_{kSpace};  // the contacts' places in the list; the list
     Buffer<dvec3> contact_points_{kSpace};          // the listed contacts' surface points
     Buffer<dvec3> part_u_{kSpace};                  // per (contact, chunk): velocity, crowd count
+    Buffer<dvec3> strength_{kSpace};                // each vorton's alpha = volume omega
     Buffer<int> part_k_{kSpace};
     std::vector<Exchange> exchanges_ = std::vector<Exchange>(kMaxBodies);
 };
