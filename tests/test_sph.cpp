@@ -22,6 +22,8 @@ void set(SphSolver& s, const std::string& name, const std::string& value) {
     s.params().at(name).set_text(value);
 }
 
+using Settings = std::vector<std::pair<std::string, std::string>>;
+
 // ---- kernel (typed over float and double) ----
 
 template <class T>
@@ -89,7 +91,7 @@ struct Tank {
     int outside;       // fluid particles outside the box
 };
 
-Tank settle(const std::string& model, const std::vector<std::pair<std::string, std::string>>& more = {}) {
+Tank settle(const std::string& model, const Settings& more = {}) {
     SphSolver s;
     set(s, "domain_size", "0.4,0.6");
     set(s, "fluid_box", "0,0,0.4,0.4");
@@ -176,14 +178,19 @@ TEST(SphTimeStep, TheForceConditionBoundsDtWhereTheCflDoesNot) {
 // scenes' kinematic viscosity the front gets there within 5% at 20 particles across the column,
 // and closer at 40: the method converges toward the experiment. With the assignment's alpha =
 // 0.8 it lags by more than 10% (docs/validation.md).
-double time_to_three_widths(double spacing, const std::string& viscosity, const std::string& solver = "wcsph") {
-    SphSolver s;
+// The dam break's tank and column (sph_dam_break) at `spacing`, with `solver`.
+void dam_break(SphSolver& s, double spacing, const std::string& solver) {
     set(s, "domain_size", "2,1");
     set(s, "fluid_box", "0,0,0.4,0.8");
     set(s, "spacing", std::to_string(spacing));
     set(s, "speed_of_sound", "40");
     set(s, "pressure_solver", solver);
     set(s, "max_dt", "0.005");
+}
+
+double time_to_three_widths(double spacing, const std::string& viscosity, const std::string& solver = "wcsph") {
+    SphSolver s;
+    dam_break(s, spacing, solver);
     set(s, viscosity.substr(0, viscosity.find('=')), viscosity.substr(viscosity.find('=') + 1));
     s.reset();
     const double a = 0.4, g = 9.81;
@@ -206,29 +213,40 @@ TEST(SphDamBreak, SurgeFrontFollowsMartinAndMoyceAndConvergesTowardIt) {
     EXPECT_GT(assignment, 1.08 * experiment) << "the assignment's viscosity slows the surge (why the scenes differ)";
 }
 
-TEST(SphMomentum, ConservedToRoundOffWithoutGravityAndBoundaries) {
+// A free blob (no walls, no gravity) with random velocities, `steps` steps: how far the total
+// momentum moved (equal masses: m factors out), against the sum of the speeds, and the pressure
+// the particles reached (the last step's, and the largest of any).
+struct Drift {
+    double drift, scale, pressure_last, pressure_largest;
+};
+Drift momentum_drift(const Settings& more, int steps) {
     SphSolver s;
     set(s, "boundary_layers", "0");
     set(s, "gravity", "0");
     set(s, "domain_size", "1,1");
     set(s, "fluid_box", "0.3,0.3,0.7,0.7");
     set(s, "velocity_noise", "1.0");
-    set(s, "clamp_density", "false");  // pressure of both signs: every force term at work
+    for (const auto& [name, value] : more) set(s, name, value);
     s.reset();
-    auto momentum = [&](const HostState& h) {
-        dvec2 p(0.0);
-        double scale = 0.0;
-        for (std::size_t i = 0; i < h.pos.size(); ++i) {
-            p += h.vel[i];  // equal masses: m factors out
-            scale += glm::length(h.vel[i]);
-        }
-        return std::pair{p, scale};
-    };
-    const auto [p0, scale] = momentum(s.state());
-    for (int k = 0; k < 200; ++k) s.step();
-    const auto [p1, unused] = momentum(s.state());
-    EXPECT_GT(s.stats().get("pressure_max"), 100.0) << "the particles must interact for this to test anything";
-    EXPECT_LT(glm::length(p1 - p0), 1e-12 * scale);
+    dvec2 p0(0.0), p1(0.0);
+    double scale = 0.0, largest = 0.0;
+    for (const dvec2& v : s.state().vel) {
+        p0 += v;
+        scale += glm::length(v);
+    }
+    for (int k = 0; k < steps; ++k) {
+        s.step();
+        largest = std::max(largest, s.stats().get("pressure_max"));
+    }
+    for (const dvec2& v : s.state().vel) p1 += v;
+    return {glm::length(p1 - p0), scale, s.stats().get("pressure_max"), largest};
+}
+
+TEST(SphMomentum, ConservedToRoundOffWithoutGravityAndBoundaries) {
+    // clamp_density false: pressure of both signs, every force term at work.
+    const Drift d = momentum_drift({{"clamp_density", "false"}}, 200);
+    EXPECT_GT(d.pressure_last, 100.0) << "the particles must interact for this to test anything";
+    EXPECT_LT(d.drift, 1e-12 * d.scale);
 }
 
 TEST(SphBox, FluidLeavingAWallessBoxIsAReportedFailure) {
@@ -294,8 +312,6 @@ TEST(SphBarrier, FluidStaysInTheBoxAndOnItsSideOfTheTurningBarrier) {
     EXPECT_EQ(crossings, 0) << "fluid passed through the barrier";
 }
 
-using Settings = std::vector<std::pair<std::string, std::string>>;
-
 // The barrier scene after `steps` steps on the CPU with 1 and with 2 threads.
 std::pair<HostState, HostState> one_and_two_threads(const Settings& more, int steps) {
     const int before = fs::cpu_threads();
@@ -360,12 +376,8 @@ TEST(SphDfsph, TankAtRestHoldsRho0GDepthWithLongSteps) {
 // stats say which bound set dt.
 TEST(SphDfsph, EachStepMeetsTheDensityTolerance) {
     SphSolver s;
-    set(s, "domain_size", "2,1");
-    set(s, "fluid_box", "0,0,0.4,0.8");
-    set(s, "spacing", "0.02");
+    dam_break(s, 0.02, "dfsph");
     set(s, "kinematic_viscosity", "0.01");
-    set(s, "pressure_solver", "dfsph");
-    set(s, "max_dt", "0.005");
     s.reset();
     ASSERT_EQ(s.stages().size(), 7u);
     EXPECT_EQ(s.stages()[2].name, "divergence_solve");
@@ -389,28 +401,9 @@ TEST(SphDfsph, EachStepMeetsTheDensityTolerance) {
 // of seed 003, 2.3, with the pressures P the solves find), so without gravity and walls the total
 // stays put to round-off.
 TEST(SphDfsph, MomentumConservedWithoutGravityAndBoundaries) {
-    SphSolver s;
-    set(s, "boundary_layers", "0");
-    set(s, "gravity", "0");
-    set(s, "domain_size", "1,1");
-    set(s, "fluid_box", "0.3,0.3,0.7,0.7");
-    set(s, "velocity_noise", "1.0");
-    set(s, "pressure_solver", "dfsph");
-    s.reset();
-    dvec2 p0(0.0), p1(0.0);
-    double scale = 0.0;
-    for (const dvec2& v : s.state().vel) {
-        p0 += v;
-        scale += glm::length(v);
-    }
-    double pressure = 0.0;
-    for (int k = 0; k < 100; ++k) {
-        s.step();
-        pressure = std::max(pressure, s.stats().get("pressure_max"));
-    }
-    for (const dvec2& v : s.state().vel) p1 += v;
-    EXPECT_GT(pressure, 100.0) << "the particles must interact for this to test anything";
-    EXPECT_LT(glm::length(p1 - p0), 1e-12 * scale);
+    const Drift d = momentum_drift({{"pressure_solver", "dfsph"}}, 100);
+    EXPECT_GT(d.pressure_largest, 100.0) << "the particles must interact for this to test anything";
+    EXPECT_LT(d.drift, 1e-12 * d.scale);
 }
 
 // The dam break against experiment (as SphDamBreak above): with the scenes' viscosity the DFSPH

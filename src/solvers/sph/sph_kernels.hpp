@@ -150,6 +150,10 @@ struct Config {
     double lattice_denominator = 1.0;  // dfsph_density's alpha denominator inside the rest lattice
 };
 
+// The kinematic viscosity the viscosity term below amounts to, nu = alpha h c_s / 8 (Monaghan
+// 2005, d = 2; h the support radius, as Pi_ij carries it).
+FS_HDI double kinematic_viscosity(double alpha, double h, double c_s) { return alpha * h * c_s / 8.0; }
+
 // The force terms between particle i and a neighbour j, per unit mass of i, for x_ij = x_i - x_j
 // and v_ij = v_i - v_j (seed 003, 2.3 and 2.5):
 //   pressure:  -m (p_i/rho_i^2 + p_j/rho_j^2) grad_i W_ij

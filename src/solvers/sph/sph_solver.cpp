@@ -276,6 +276,19 @@ void SphSolver::keep_body_poses() {
     s_.barrier_center[1] = barrier_pos_.y;
 }
 
+// Monaghan 2005 (Rep. Prog. Phys. 68, 1703, the viscosity, d = 2): the viscosity term acts as a
+// kinematic viscosity nu = alpha h c_s / 8, h the support radius here (Pi_ij carries h, not the
+// smoothing length h/2, so alpha h is the same product). A given nu sets alpha for the spacing and
+// speed of sound at hand, so the fluid's viscosity stays put when they change.
+double SphSolver::alpha_used() const {
+    return s_.kinematic_viscosity > 0.0 ? 8.0 * s_.kinematic_viscosity / (support_radius() * s_.speed_of_sound)
+                                        : s_.viscosity_alpha;
+}
+
+bool SphSolver::barrier_dragged() const {
+    return hand_.tool == Hand::Tool::Drag && hand_.body == 0 && s_.barrier_length > 0;
+}
+
 Config SphSolver::config() const {
     Config c;
     c.dt = dt_;
@@ -292,12 +305,7 @@ Config SphSolver::config() const {
     c.gamma = s_.gamma;
     c.c_s = s_.speed_of_sound;
     c.B = s_.rest_density * s_.speed_of_sound * s_.speed_of_sound / s_.gamma;
-    // Monaghan 2005 (Rep. Prog. Phys. 68, 1703, the viscosity, d = 2): the viscosity term acts as a
-    // kinematic viscosity nu = alpha h c_s / 8, h the support radius here (Pi_ij carries h, not
-    // the smoothing length h/2, so alpha h is the same product). A given nu sets alpha for the
-    // spacing and speed of sound at hand, so the fluid's viscosity stays put when they change.
-    c.alpha = s_.kinematic_viscosity > 0.0 ? 8.0 * s_.kinematic_viscosity / (c.h * s_.speed_of_sound)
-                                           : s_.viscosity_alpha;
+    c.alpha = alpha_used();  // Monaghan 2005 (alpha_used)
     c.epsilon = s_.viscosity_epsilon;
     c.gravity = gravity_vector<2>(s_.gravity, s_.gravity_direction);
     c.clamp_density = s_.clamp_density;
@@ -535,7 +543,7 @@ std::vector<std::pair<int, int>> SphSolver::neighbor_pairs(bool grid) {
 // 1997 (J. Comput. Phys. 136, eq. 8), dt <= 0.125 (h/2)^2 / nu. A dragged barrier counts as a
 // particle moving at the drag speed.
 void SphSolver::choose_dt() {
-    const bool dragged = hand_.tool == Hand::Tool::Drag && hand_.body == 0 && s_.barrier_length > 0;
+    const bool dragged = barrier_dragged();
     const double fastest = std::max(last_max_speed_, dragged ? hands_.drag_speed : 0.0);
     auto bound = [&](double dt, int why) {
         if (dt < dt_) {
@@ -547,9 +555,9 @@ void SphSolver::choose_dt() {
     s_.dt_limit = 0;
     if (implicit_pressure(solver_)) {
         if (fastest > 0.0) bound(s_.dfsph_cfl * s_.spacing / fastest, 1);
-        const Config c = config();
-        const double nu = c.alpha * c.h * c.c_s / 8.0;  // Monaghan 2005, as in run_stage
-        if (nu > 0.0) bound(0.125 * 0.25 * c.h * c.h / nu, 3);
+        const double h = support_radius();
+        const double nu = kinematic_viscosity(alpha_used(), h, s_.speed_of_sound);
+        if (nu > 0.0) bound(0.125 * 0.25 * h * h / nu, 3);
     } else {
         bound(s_.cfl * s_.spacing / (s_.speed_of_sound + fastest), 1);
     }
@@ -562,8 +570,7 @@ void SphSolver::run_stage(int index) {
         pour();
         choose_dt();
         // The barrier's velocity for this step: towards the hand's target, kept inside the box.
-        const bool dragged = hand_.tool == Hand::Tool::Drag && hand_.body == 0 && s_.barrier_length > 0;
-        barrier_vel_ = dragged ? drag_velocity<dvec2>(hand_, 0, barrier_pos_, hands_.drag_speed, dt_) : dvec2(0.0);
+        barrier_vel_ = barrier_dragged() ? drag_velocity<dvec2>(hand_, 0, barrier_pos_, hands_.drag_speed, dt_) : dvec2(0.0);
         for (int a = 0; a < 2; ++a) {
             const double next = std::clamp(barrier_pos_[a] + dt_ * barrier_vel_[a], 0.0, s_.domain_size[a]);
             barrier_vel_[a] = (next - barrier_pos_[a]) / dt_;
@@ -574,7 +581,7 @@ void SphSolver::run_stage(int index) {
     Config c = config();
     s_.stiffness = c.B;
     s_.alpha_used = c.alpha;
-    s_.viscosity_used = c.alpha * c.h * s_.speed_of_sound / 8.0;
+    s_.viscosity_used = kinematic_viscosity(c.alpha, c.h, c.c_s);
     engine_->run_stage(stage, c);
 }
 

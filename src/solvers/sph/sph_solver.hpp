@@ -106,6 +106,10 @@ private:
     void report(const Sums& s, Stats& out) const;
     // The time step of the step starting now, and which bound set it (Settings::dt_limit).
     void choose_dt();
+    // Monaghan's alpha the viscosity term uses: viscosity_alpha, or the one kinematic_viscosity sets.
+    double alpha_used() const;
+    // Whether a hand drags the barrier this step.
+    bool barrier_dragged() const;
     // The Stage a position in stages() runs, for the pressure solver in use.
     Stage stage_at(int index) const;
 
