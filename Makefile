@@ -3,6 +3,10 @@
 #   make run        open the sandbox on the default scene
 #   make test       run every test through CTest
 #   make bench      the Euler benchmark report (docs/benchmarks.md)
+#   make python     the Python module fluid_sandbox into BUILD_DIR/python (make builds it too);
+#                   PYTHONPATH=build/python /usr/bin/python3 then imports it (docs/python.md)
+#   make python-install VENV=path   copies the module into a virtual environment (no internet)
+#   make lessons    runs the lessons (lessons/*.ipynb) and renders them into docs/lessons
 #   make deps       only install the Debian packages of third_party/packages.txt
 #   make test-sanitize  the test suite built with AddressSanitizer + UBSan (CPU backend)
 #   make fuzz       the scene loader's libFuzzer target (clang), run for FUZZ_SECONDS
@@ -40,7 +44,7 @@ WEB_PORT ?= 8000
 # emcc's JavaScript optimizer needs Debian's node modules (acorn), which Node does not look for.
 WEB_ENV   = NODE_PATH=/usr/share/nodejs
 
-.PHONY: all deps configure build run test bench clean test-sanitize fuzz web serve-web test-web
+.PHONY: all deps configure build run test bench clean test-sanitize fuzz web serve-web test-web python python-install lessons
 
 all: build
 
@@ -98,6 +102,16 @@ serve-web: web
 
 test-web: build web
 	python3 tests/web/test_page.py $(WEB_DIR) $(BUILD_DIR)/fluid-sandbox
+
+python: deps configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target fs_python
+
+python-install: python
+	@test -n "$(VENV)" || { echo "make python-install VENV=path/to/venv (made with /usr/bin/python3 -m venv --system-site-packages)"; exit 2; }
+	/usr/bin/python3 src/python/install.py $(BUILD_DIR)/python $(VENV)
+
+lessons: build
+	PYTHONPATH=$(CURDIR)/$(BUILD_DIR)/python /usr/bin/python3 tests/lessons/render_docs.py lessons docs/lessons
 
 bench: build
 	tests/bench/euler_scaling.sh $(BUILD_DIR)/fluid-sandbox

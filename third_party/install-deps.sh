@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages of third_party/packages.txt that are missing.
-#   third_party/install-deps.sh           core and app packages
+#   third_party/install-deps.sh           core, app and python packages
 #   third_party/install-deps.sh core      only what FS_BUILD_APP=OFF needs
 # Works as root or as a user with sudo; does nothing when everything is present.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-groups=${1:-core app}
+groups=${1:-core app python}
 
 missing=()
 while read -r name group _; do

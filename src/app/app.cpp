@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -630,26 +631,33 @@ int App::run() {
 
 }  // namespace
 
-int run_app(const Options& o) {
+namespace {
+// What the window needs before it opens: a display, a key script it can play, a usable GPU for
+// --backend cuda. The one-line reason it cannot, or nothing.
+std::optional<std::string> cannot_open(const Options& o) {
     // Without a display SDL would fall back to a driver that shows nothing and never closes.
     // An explicit SDL_VIDEODRIVER (a console's kmsdrm, ...) is the user's choice.
     const auto set = [](const char* name) { return std::getenv(name) && *std::getenv(name); };
-    if (!kInBrowser && !set("DISPLAY") && !set("WAYLAND_DISPLAY") && !set("SDL_VIDEODRIVER")) {
-        std::cerr << "fluid-sandbox: no display found (DISPLAY and WAYLAND_DISPLAY are unset): run with "
-                     "--headless, or run the window under xvfb-run -a\n";
-        return kExitBadInput;
-    }
+    if (!kInBrowser && !set("DISPLAY") && !set("WAYLAND_DISPLAY") && !set("SDL_VIDEODRIVER"))
+        return std::string("no display found (DISPLAY and WAYLAND_DISPLAY are unset): run with --headless, or run the "
+                           "window under xvfb-run -a");
     // (a mouse script was checked with the other options: headless runs take it too)
     if (!o.keys.empty()) {
         try {
             parse_key_script(o.keys);
         } catch (const std::invalid_argument& e) {
-            std::cerr << "fluid-sandbox: " << e.what() << '\n';
-            return kExitBadInput;
+            return std::string(e.what());
         }
     }
-    if (o.backend == Backend::Cuda && !cuda_status().usable) {
-        std::cerr << "fluid-sandbox: --backend cuda: " << cuda_status().reason << "; allowed here: cpu\n";
+    if (o.backend == Backend::Cuda && !cuda_status().usable)
+        return "--backend cuda: " + cuda_status().reason + "; allowed here: cpu";
+    return std::nullopt;
+}
+}  // namespace
+
+int run_app(const Options& o) {
+    if (const auto why = cannot_open(o)) {
+        std::cerr << "fluid-sandbox: " << *why << '\n';
         return kExitBadInput;
     }
     // The window keeps a core of its own: the simulation gets the others (at least one). A
@@ -694,6 +702,25 @@ int run_app(const Options& o) {
     }
     App app(o, *host);
     return app.run();
+}
+
+int run_app_on(const Options& o, std::unique_ptr<Solver>& solver, Scene& scene) {
+    if (const auto why = cannot_open(o)) throw WindowError(*why);
+    HostConfig config;
+    config.backend = solver->backend();
+    config.realtime = !o.fixed_steps;
+    config.start_running = !o.paused;
+    SimulationHost host(config, std::move(solver), scene);
+    int status = kExitBadInput;
+    try {
+        App app(o, host);
+        status = app.run();
+    } catch (...) {
+        solver = host.take_solver(scene);
+        throw;
+    }
+    solver = host.take_solver(scene);
+    return status;
 }
 
 }  // namespace fs

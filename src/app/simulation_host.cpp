@@ -52,6 +52,16 @@ SimulationHost::SimulationHost(const HostConfig& config) : initial_backend_(conf
     Scene scene;
     auto solver = build(config.scene, config.sets, scene);
     adopt(std::move(solver), std::move(scene));
+    start(config);
+}
+
+SimulationHost::SimulationHost(const HostConfig& config, std::unique_ptr<Solver> solver, Scene scene)
+    : initial_backend_(solver->backend()) {
+    adopt(std::move(solver), std::move(scene));
+    start(config);
+}
+
+void SimulationHost::start(const HostConfig& config) {
     if (!config.stats_path.empty()) {
         stats_writer_ = std::make_unique<StatsWriter>(config.stats_path);
         stats_writer_->write(*solver_);  // step 0: the initial state
@@ -73,18 +83,28 @@ SimulationHost::SimulationHost(const HostConfig& config) : initial_backend_(conf
     if (config.own_thread) thread_ = std::thread([this] { run(); });
 }
 
-SimulationHost::~SimulationHost() {
+void SimulationHost::stop_thread() {
     {
         std::lock_guard lock(mutex_);
         quit_ = true;
     }
     wake_.notify_all();
     if (thread_.joinable()) thread_.join();
+}
+
+SimulationHost::~SimulationHost() {
+    stop_thread();
     try {
         if (usd_) usd_->close();
     } catch (const std::exception&) {
         // The destructor cannot report it; stop_export() does.
     }
+}
+
+std::unique_ptr<Solver> SimulationHost::take_solver(Scene& scene) {
+    stop_thread();
+    scene = scene_;
+    return std::move(solver_);
 }
 
 std::unique_ptr<Solver> SimulationHost::build(const std::string& path,

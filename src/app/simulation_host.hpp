@@ -112,6 +112,9 @@ class SimulationHost {
 public:
     // Loads the first scene on the calling thread: bad input throws SceneError (exit status 2).
     explicit SimulationHost(const HostConfig& config);
+    // Runs a solver that already exists (the Python module's show()): config.scene is not read;
+    // `scene` is what `solver` was loaded from.
+    SimulationHost(const HostConfig& config, std::unique_ptr<Solver> solver, Scene scene);
     ~SimulationHost();
     SimulationHost(const SimulationHost&) = delete;
     SimulationHost& operator=(const SimulationHost&) = delete;
@@ -166,6 +169,10 @@ public:
     // Blocks until every command sent so far has been applied (tests, --keys scripts).
     void wait_idle();
 
+    // Stops the simulation thread and gives the solver back, as the window left it, with the
+    // scene it now runs (another, if the window loaded one). The host is done after it.
+    std::unique_ptr<Solver> take_solver(Scene& scene);
+
     SimStatus status() const;
     StatsHistory history() const;
     // Copies the latest frame into `out` when it is newer than out.version; returns whether it did.
@@ -193,6 +200,8 @@ private:
     void fail(const std::string& what, bool pause = true);
     void continue_on_cpu();
     void adopt(std::unique_ptr<Solver> solver, Scene scene);
+    void start(const HostConfig& config);  // the constructors' common end
+    void stop_thread();
     std::unique_ptr<Solver> build(const std::string& path, const std::vector<std::string>& sets,
                                   Scene& scene) const;
 

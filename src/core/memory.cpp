@@ -2,7 +2,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <vector>
 
 namespace fs {
 
@@ -19,12 +21,51 @@ void* mem_alloc(MemorySpace space, std::size_t bytes) {
     return p;
 }
 
+namespace {
+// HostMemoryHold's shared state: the holds alive and the memory parked meanwhile.
+struct Parked {
+    std::mutex mutex;
+    int holds = 0;
+    std::vector<void*> blocks;
+};
+Parked& parked() {
+    static Parked* p = new Parked;  // never destroyed: buffers may be freed during exit
+    return *p;
+}
+}  // namespace
+
+HostMemoryHold::HostMemoryHold() {
+    std::lock_guard lock(parked().mutex);
+    ++parked().holds;
+}
+
+HostMemoryHold::~HostMemoryHold() {
+    std::vector<void*> blocks;
+    {
+        std::lock_guard lock(parked().mutex);
+        if (--parked().holds == 0) blocks.swap(parked().blocks);
+    }
+    for (void* p : blocks) std::free(p);
+}
+
 void mem_free(MemorySpace space, void* p) noexcept {
     if (!p) return;
-    if (space == MemorySpace::Device)
+    if (space == MemorySpace::Device) {
         cuda_detail::device_free(p);
-    else
-        std::free(p);
+        return;
+    }
+    {
+        std::lock_guard lock(parked().mutex);
+        if (parked().holds > 0) {
+            try {
+                parked().blocks.push_back(p);
+                return;
+            } catch (...) {
+                // no room to park it: freed below (a view of it would read freed memory)
+            }
+        }
+    }
+    std::free(p);
 }
 
 void mem_copy(void* dst, MemorySpace dst_space, const void* src, MemorySpace src_space,

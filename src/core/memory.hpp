@@ -21,6 +21,18 @@ void mem_copy(void* dst, MemorySpace dst_space, const void* src, MemorySpace src
               std::size_t bytes);
 void mem_zero(void* p, MemorySpace space, std::size_t bytes);
 
+// While a hold lives, host memory that buffers give back is parked instead of freed, and freed
+// when the last hold ends: the Python module's NumPy views of a solver's arrays each hold one,
+// so a view kept past a step that grew or replaced an array reads stale numbers, never freed
+// memory (docs/python.md). Device memory is freed as always.
+class HostMemoryHold {
+public:
+    HostMemoryHold();
+    ~HostMemoryHold();
+    HostMemoryHold(const HostMemoryHold&) = delete;
+    HostMemoryHold& operator=(const HostMemoryHold&) = delete;
+};
+
 // Streams (docs/design.md, "Memory and threads"): with CUDA every host thread queues
 // its GPU work on a stream of its own (nvcc's per-thread default stream), so the window's copies
 // never wait behind the simulation's kernels. Where one thread's work must follow another's, a

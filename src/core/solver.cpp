@@ -5,6 +5,7 @@
 #include <chrono>
 #include <string>
 #include <numeric>
+#include <stdexcept>
 
 namespace fs {
 
@@ -13,6 +14,12 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 }  // namespace
+
+void Solver::write_field(std::string_view name, const std::vector<double>& /*values*/) {
+    const std::vector<std::string> allowed = writable_fields();
+    throw std::invalid_argument("the " + std::string(kind()) + " solver's field '" + std::string(name) +
+                                "' cannot be set (settable: " + (allowed.empty() ? "none" : join(allowed)) + ")");
+}
 
 void Solver::reset() {
     check_params();

@@ -77,6 +77,12 @@ public:
     // particle order is the solver's and may change from step to step; it is the same for every
     // field between two steps (the "id" field says who is who).
     virtual void read_field(std::string_view name, std::vector<double>& out) const = 0;
+    // Replaces a field of the state between steps: `components` values per particle, in the
+    // order and count read_field gives (the Python module's set_state). writable_fields() names
+    // the fields a solver takes; any other name, or a count that is not the state's, throws
+    // std::invalid_argument saying what is allowed.
+    virtual std::vector<std::string> writable_fields() const { return {}; }
+    virtual void write_field(std::string_view name, const std::vector<double>& values);
     // The field where it lies, in the backend's memory, for drawing (frame_pack.hpp): valid
     // until the next step or stage. Fields computed on reading (a speed) have none: nullopt.
     virtual std::optional<FieldView> field_view(std::string_view /*name*/) const { return std::nullopt; }

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -63,6 +64,27 @@ public:
         engine_->upload(s);
         on_upload();
     }
+    // Position and velocity, for every solver whose state holds them as `pos` and `vel`.
+    std::vector<std::string> writable_fields() const override {
+        if constexpr (requires(HostState h) { h.pos; h.vel; })
+            return {"position", "velocity"};
+        else
+            return {};
+    }
+    void write_field(std::string_view name, const std::vector<double>& values) override {
+        if constexpr (requires(HostState h) { h.pos; h.vel; }) {
+            if (name == "position" || name == "velocity") {
+                HostState s;
+                engine_->download(s);  // as it lies: the order read_field gives
+                auto& v = name == "position" ? s.pos : s.vel;
+                write_vectors(name, values, v);
+                set_state(s);
+                on_written(s);
+                return;
+            }
+        }
+        Solver::write_field(name, values);
+    }
     // The engine itself (tests drive single stages and read its grids).
     Engine& engine() { return *engine_; }
 
@@ -70,6 +92,9 @@ protected:
     explicit EngineSolver(Backend backend) : Solver(backend) {}
 
     virtual void on_upload() {}
+    // After write_field replaced part of the state: what the solver keeps of the state beside the
+    // engine (the last speed an adaptive dt reads) follows it.
+    virtual void on_written(const HostState& /*s*/) {}
 
     // Solver::read_field's first part for a particle solver: the engine's state as it lies (not
     // sorted by id: every field alike, until the next step) into s, and the fields every particle
@@ -82,6 +107,18 @@ protected:
         if (name != "id") return false;
         out.assign(s.id.begin(), s.id.end());
         return true;
+    }
+    // values (L per particle, L = V::length()) into v, which keeps its count; throws
+    // std::invalid_argument for another count.
+    template <class V>
+    static void write_vectors(std::string_view name, const std::vector<double>& values, std::vector<V>& v) {
+        constexpr std::size_t L = V::length();
+        if (values.size() != L * v.size())
+            throw std::invalid_argument(std::string(name) + ": expected " + std::to_string(v.size()) + " x " +
+                                        std::to_string(L) + " values (the state's particles), got " +
+                                        std::to_string(values.size()));
+        for (std::size_t i = 0; i < v.size(); ++i)
+            for (std::size_t k = 0; k < L; ++k) v[i][static_cast<int>(k)] = values[L * i + k];
     }
     virtual void save_extra(std::vector<char>& /*out*/) const {}
     virtual void load_extra(const std::vector<char>& /*in*/, std::size_t& /*at*/) {}

@@ -35,6 +35,10 @@ public:
 
     void upload(const HostState& s) override {
         sums_ready_ = false;
+        // The pressure solve starts from the last step's pressure (pressure.hpp); a new state
+        // (reset, restore, set_state, another backend) starts it from zero, as a fresh run does:
+        // the grid is built anew at the next stage.
+        grid_ = MacGrid{};
         pos_.copy_from_host(s.pos);
         vel_.copy_from_host(s.vel);
         id_.copy_from_host(s.id);

@@ -2,6 +2,8 @@
 // red-black Gauss-Seidel and multigrid-preconditioned CG pressure solvers.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -79,6 +81,12 @@ protected:
     double finish_step(Stats& out) override;
     void initial_stats(Stats& out) override;
     void report_motion(const Sums& s, Stats& out) const;
+    // set_state's velocities bound the next step's dt, as a step's own would.
+    void on_written(const HostState& s) override {
+        double fastest2 = 0.0;
+        for (const auto& v : s.vel) fastest2 = std::max(fastest2, glm::dot(v, v));
+        last_max_speed_ = std::sqrt(fastest2);
+    }
     void save_extra(std::vector<char>& out) const override;
     void load_extra(const std::vector<char>& in, std::size_t& at) override;
 

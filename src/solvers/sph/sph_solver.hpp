@@ -2,6 +2,8 @@
 // artificial viscosity, gravity turned by W/A/S/D and a barrier rotated by Q/E.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -82,6 +84,12 @@ protected:
     void run_stage(int index) override;
     double finish_step(Stats& out) override;
     void initial_stats(Stats& out) override;
+    // set_state's velocities bound the next step's dt, as a step's own would.
+    void on_written(const HostState& s) override {
+        double fastest2 = 0.0;
+        for (const auto& v : s.vel) fastest2 = std::max(fastest2, glm::dot(v, v));
+        last_max_speed_ = std::sqrt(fastest2);
+    }
     void save_extra(std::vector<char>& out) const override {
         blob::put(out, last_max_speed_);
         blob::put(out, last_max_accel_);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 #include "solvers/common/gravity.hpp"
@@ -301,6 +302,26 @@ std::string VortexSolver::wave_advice() const {
 
 // The engine takes the bodies where they are now after every upload (reset, checkpoints, a
 // backend switch).
+void VortexSolver::write_field(std::string_view name, const std::vector<double>& values) {
+    if (name != "position" && name != "vorticity") return Solver::write_field(name, values);
+    HostState s;
+    engine_->download(s);  // as it lies: the order read_field gives
+    const std::size_t nv = s.vpos.size(), nt = s.tpos.size();
+    std::vector<dvec3> all(nv + nt);
+    write_vectors(name, values, all);
+    if (name == "position") {
+        std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(nv), s.vpos.begin());
+        std::copy(all.begin() + static_cast<std::ptrdiff_t>(nv), all.end(), s.tpos.begin());
+    } else {
+        for (std::size_t i = nv; i < all.size(); ++i)
+            if (all[i] != dvec3(0.0))
+                throw std::invalid_argument("vorticity: row " + std::to_string(i) +
+                                            " is a tracer's, which carries none (expected 0 0 0)");
+        std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(nv), s.omega.begin());
+    }
+    set_state(s);
+}
+
 void VortexSolver::on_upload() { engine_->set_bodies(body_shapes()); }
 
 namespace {

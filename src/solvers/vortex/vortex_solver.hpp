@@ -151,6 +151,9 @@ public:
     const std::vector<StageInfo>& stages() const override;
     std::vector<FieldInfo> fields() const override;
     void read_field(std::string_view name, std::vector<double>& out) const override;
+    // "position" (vortons, then tracers) and "vorticity" (the vortons'; the tracers' rows must be 0).
+    std::vector<std::string> writable_fields() const override { return {"position", "vorticity"}; }
+    void write_field(std::string_view name, const std::vector<double>& values) override;
     int particle_count() const override { return engine_ ? engine_->vortons() + engine_->tracers() : 0; }
     // Drawn small: the tracers are smoke, and a vorton's core is much wider than what shows it.
     double particle_radius() const override { return 0.12 * s_.core_radius; }
