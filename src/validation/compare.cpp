@@ -51,6 +51,13 @@ std::string fmt(const char* f, double a, double b = 0, double c = 0, double d = 
     return buf;
 }
 
+// A fraction as a percentage for a verdict, two significant digits: "0.17%", "54%", "100%" (not
+// %.2g's "1e+02%").
+std::string percent(double fraction) {
+    const double p = 100.0 * std::fabs(fraction);
+    return fmt(p >= 10.0 ? "%.0f%%" : "%.2g%%", 100.0 * fraction);
+}
+
 // The mean and the largest of |deviation| over a comparison's whole range, the largest's place in
 // `at`; appended to the verdict as "; over the whole range: mean m%, worst w% at X = x".
 void spread(Comparison& c, const std::vector<double>& deviation, const std::vector<double>& at, const char* x_name) {
@@ -67,7 +74,7 @@ void spread(Comparison& c, const std::vector<double>& deviation, const std::vect
     c.mean = sum / static_cast<double>(deviation.size());
     c.worst = worst;
     c.worst_at = where;
-    c.verdict += fmt("; over the whole range: mean %.2g%%, worst %.2g%% at ", 100 * c.mean, 100 * c.worst) + x_name +
+    c.verdict += "; over the whole range: mean " + percent(c.mean) + ", worst " + percent(c.worst) + " at " + x_name +
                  fmt(" = %.3g", where);
 }
 
@@ -163,8 +170,8 @@ public:
         }
         const double drop = 0.5 * g_ * span * span;
         c.deviation = worst / drop;
-        c.verdict = fmt("within %.3g m of the parabola over %.3g s free (%.2g%% of the %.3g m fall", worst, span,
-                        100 * c.deviation, drop) +
+        c.verdict = fmt("within %.3g m of the parabola over %.3g s free (", worst, span) + percent(c.deviation) +
+                    fmt(" of the %.3g m fall", drop) +
                     (tau_ > 0 ? fmt("; semi-implicit Euler's own g h t/2 at its step h: %.3g m)", 0.5 * g_ * tau_ * span) : ")") +
                     (free_ ? "" : fmt(", then a wall pushed at t = %.3g s", free_until_));
         for (double& d : off) d /= drop;  // relative to the whole fall, as the headline
@@ -522,7 +529,11 @@ public:
         // the last fit stands.
         if (t.size() != fitted_samples_) {
             fitted_samples_ = t.size();
-            fitted_ = t.size() >= 10 && t.back() * sigma_ >= 1.0 && fit(t, a, fitted_sigma_, fitted_rms_);
+            // Fitted once the linear growth has gone on for 1/sigma, or once the bend has left
+            // the linear range sooner (a growth far faster than theory's: no more linear samples
+            // will come, and silence would hide the runaway).
+            const bool left_linear = t.size() < t_.size();
+            fitted_ = t.size() >= 10 && (t.back() * sigma_ >= 1.0 || left_linear) && fit(t, a, fitted_sigma_, fitted_rms_);
         }
         if (!fitted_) return c;
         const double sigma = fitted_sigma_;

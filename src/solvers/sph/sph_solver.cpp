@@ -217,7 +217,7 @@ std::vector<FieldInfo> SphSolver::fields() const {
     return {{"position", 2, "m", "particle position"},
             {"velocity", 2, "m/s", "particle velocity"},
             {"speed", 1, "m/s", "|velocity|"},
-            {"density", 1, "kg/m^3", "SPH density"},
+            {"density", 1, "kg/m^3", "SPH density: the kernel sum, unclamped (WCSPH's pressure takes max(rho0, rho) under clamp_density)"},
             {"pressure", 1, "Pa", "Tait pressure"},
             {"kind", 1, "", "0 fluid, 1 wall, 2 barrier"},
             {"id", 1, "", "particle index at creation"}};
