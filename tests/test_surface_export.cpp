@@ -41,6 +41,8 @@ struct Ply {
     std::string comment;
     std::vector<float> points;
     std::vector<int> triangles;
+    std::vector<std::string> extra;  // the vertex properties after x y z, in order
+    std::vector<float> extra_values;  // extra.size() a vertex
 };
 
 std::uint32_t le32(const std::string& b, std::size_t at) {
@@ -57,10 +59,10 @@ Ply read_ply(const std::string& path) {
     const std::size_t body = b.find(end);
     if (body == std::string::npos) throw std::runtime_error(path + ": no end_header");
     // Turk's header: the format, then each element with its count and its properties in the
-    // order of the data.
+    // order of the data: x y z, then any float properties the vertices carry.
     const std::regex header_re(
         "ply\nformat binary_little_endian 1\\.0\ncomment ([^\n]*)\nelement vertex (\\d+)\n"
-        "property float x\nproperty float y\nproperty float z\nelement face (\\d+)\n"
+        "property float x\nproperty float y\nproperty float z\n((?:property float \\w+\n)*)element face (\\d+)\n"
         "property list uchar int vertex_indices\n");
     const std::string header = b.substr(0, body);
     std::smatch m;
@@ -68,16 +70,21 @@ Ply read_ply(const std::string& path) {
         throw std::runtime_error(path + ": not write_ply's header: " + header);
     Ply ply;
     ply.comment = m[1];
-    const long long vertices = std::stoll(m[2]), faces = std::stoll(m[3]);
+    const long long vertices = std::stoll(m[2]), faces = std::stoll(m[4]);
+    const std::string props = m[3];
+    const std::regex prop_re("property float (\\w+)\n");
+    for (std::sregex_iterator it(props.begin(), props.end(), prop_re), e; it != e; ++it) ply.extra.push_back((*it)[1]);
+    const std::size_t per_vertex = 3 + ply.extra.size();
     std::size_t at = body + end.size();
-    // A vertex is 3 floats (12 bytes), a face a uchar count and 3 ints (13 bytes).
+    // A vertex is its floats (4 bytes each), a face a uchar count and 3 ints (13 bytes).
     const std::size_t size =
-        at + 12 * static_cast<std::size_t>(vertices) + 13 * static_cast<std::size_t>(faces);
+        at + 4 * per_vertex * static_cast<std::size_t>(vertices) + 13 * static_cast<std::size_t>(faces);
     if (b.size() != size)
         throw std::runtime_error(path + ": " + std::to_string(b.size()) +
                                  " bytes, the header says " + std::to_string(size));
-    for (long long i = 0; i < 3 * vertices; ++i, at += 4)
-        ply.points.push_back(std::bit_cast<float>(le32(b, at)));
+    for (long long i = 0; i < vertices; ++i)
+        for (std::size_t k = 0; k < per_vertex; ++k, at += 4)
+            (k < 3 ? ply.points : ply.extra_values).push_back(std::bit_cast<float>(le32(b, at)));
     for (long long f = 0; f < faces; ++f) {
         if (b[at] != 3)
             throw std::runtime_error(path + ": face " + std::to_string(f) + " is not a triangle");
@@ -206,6 +213,9 @@ TEST(SurfaceExport, UsdMeshHasASampleForEveryParticleFrameClosedAndMatchingThePl
               std::string::npos);
     EXPECT_NE(text.find("        uniform token orientation = \"rightHanded\"\n", mesh_prim),
               std::string::npos);
+    // The velocity at each vertex as the mesh's velocities (motion blur), the fields as primvars.
+    EXPECT_NE(text.find("        vector3f[] velocities.timeSamples = {\n", mesh_prim), std::string::npos);
+    EXPECT_NE(text.find("        float[] primvars:speed.timeSamples = {\n", mesh_prim), std::string::npos);
     long depth = 0;
     for (char c : text) depth += (c == '{') - (c == '}');
     EXPECT_EQ(depth, 0) << "balanced braces";
@@ -248,24 +258,25 @@ TEST(SurfaceExport, UsdMeshHasASampleForEveryParticleFrameClosedAndMatchingThePl
 
         // --export-mesh's file of the same frame (step = time code here) is the same mesh.
         char name[40];
-        std::snprintf(name, sizeof name, "/surface-%06d.ply", frame);
+        std::snprintf(name, sizeof name, "/surface_%04d.ply", frame + 1);
         const Ply ply = read_ply(meshes + name);
         EXPECT_EQ(ply.triangles, tri);
         EXPECT_EQ(ply.points, p) << "the USD text's %.9g gives every float back exactly";
         EXPECT_NE(ply.comment.find("flip_drop"), std::string::npos) << ply.comment;
     }
-    EXPECT_TRUE(std::filesystem::is_regular_file(meshes + "/surface-000003.ply"));
+    EXPECT_TRUE(std::filesystem::is_regular_file(meshes + "/surface_0004.ply")) << "frames numbered from 1";
     for (const auto& f : std::filesystem::directory_iterator(dir.path))
         EXPECT_FALSE(f.path().string().ends_with(".part"))
             << "temporary part left behind: " << f.path();
     const std::size_t last = ints(counts.rbegin()->second).size();
-    EXPECT_NE(r.output.find("surface: 4 mesh(es), the last " + std::to_string(last) + " triangles"),
+    EXPECT_NE(r.output.find("surface (smooth): 4 mesh(es), the last " + std::to_string(last) + " triangles"),
               std::string::npos)
         << r.output;
 }
 
-// --export-mesh alone: one PLY file per exported frame, numbered by the frame's step, in a folder
-// it makes (nested); each parses, holds the faces its header says, and is closed.
+// --export-mesh alone: one PLY file per exported frame, numbered from 1 as Blender numbers a
+// sequence's frames, in a folder it makes (nested); each parses, holds the faces its header
+// says, is closed, and carries the velocity (vx vy vz) and --export-fields' fields.
 TEST(SurfaceExport, ExportMeshWritesOneClosedPlyPerExportedFrame) {
     TempDir dir("surface-ply");
     const std::string folder = dir / "out/meshes";
@@ -277,9 +288,8 @@ TEST(SurfaceExport, ExportMeshWritesOneClosedPlyPerExportedFrame) {
     for (const auto& f : std::filesystem::directory_iterator(folder))
         names.push_back(f.path().filename().string());
     std::sort(names.begin(), names.end());
-    EXPECT_EQ(names, (std::vector<std::string>{"surface-000000.ply", "surface-000002.ply",
-                                               "surface-000004.ply"}))
-        << "frame 0, then every 2 steps";
+    EXPECT_EQ(names, (std::vector<std::string>{"surface_0001.ply", "surface_0002.ply", "surface_0003.ply"}))
+        << "step 0, then every 2 steps";
     int last = 0;
     for (const std::string& name : names) {
         SCOPED_TRACE(name);
@@ -289,9 +299,11 @@ TEST(SurfaceExport, ExportMeshWritesOneClosedPlyPerExportedFrame) {
         EXPECT_EQ(closed_fault(ply.points.size() / 3, ply.triangles), "");
         EXPECT_GT(signed_volume(ply.points, ply.triangles), 0.0)
             << "counter-clockwise seen from outside";
+        EXPECT_EQ(ply.extra, (std::vector<std::string>{"vx", "vy", "vz", "speed", "pressure"}))
+            << "the velocity, then --export-fields' (all: speed, pressure)";
         last = static_cast<int>(ply.triangles.size() / 3);
     }
-    EXPECT_NE(r.output.find("surface: 3 mesh(es), the last " + std::to_string(last) + " triangles"),
+    EXPECT_NE(r.output.find("surface (smooth): 3 mesh(es), the last " + std::to_string(last) + " triangles"),
               std::string::npos)
         << r.output;
     EXPECT_NE(r.output.find("3 PLY file(s) in " + folder), std::string::npos) << r.output;

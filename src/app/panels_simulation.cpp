@@ -253,7 +253,8 @@ void Panels::ui_simulation() {
     ImGui::SameLine();
     if (!status_.exporting) {
         if (ImGui::Button("Export USD"))
-            host_.start_export(view_.export_path, view_.export_every, view_.export_surface && status_.solver == "flip");
+            host_.start_export(view_.export_path, view_.export_every, view_.export_surface && status_.solver == "flip",
+                               view_.export_surface_method == 1 ? SurfaceMethod::ZhuBridson : SurfaceMethod::Smooth);
     } else if (ImGui::Button("Stop export")) {
         host_.stop_export();
     }
@@ -265,7 +266,15 @@ void Panels::ui_simulation() {
         ImGui::EndDisabled();
         if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
             ImGui::SetTooltip("Each exported frame also carries the liquid's surface as a closed triangle mesh\n"
-                              "(/World/surface), which Blender imports as a moving water surface.");
+                              "(/World/surface), with the velocity at each vertex, which Blender imports as a\n"
+                              "moving water surface.");
+        ImGui::BeginDisabled(status_.exporting || !view_.export_surface);
+        ImGui::SetNextItemWidth(0.45f * W);
+        ImGui::Combo("surface", &view_.export_surface_method, "smooth\0zhu_bridson\0");
+        ImGui::EndDisabled();
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip("smooth: still water flat, splashes kept (--surface-method smooth)\n"
+                              "zhu_bridson: the particles' level set as it is, a bump over each particle");
     }
     if (status_.exporting) ImGui::TextDisabled("exporting to %s", status_.export_path.c_str());
     ImGui::End();

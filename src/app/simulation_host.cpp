@@ -385,11 +385,17 @@ void SimulationHost::save_scene(const std::string& path) {
 
 void SimulationHost::export_frame() {
     add_solver_frame(*usd_, *solver_, usd_fields_);
-    if (usd_surface_) usd_->add_surface(solver_surface(*solver_));
+    if (usd_surface_) {
+        SurfaceSettings settings;
+        settings.method = usd_surface_method_;
+        std::vector<std::string> fields{"velocity"};
+        fields.insert(fields.end(), usd_fields_.begin(), usd_fields_.end());
+        usd_->add_surface(solver_surface(*solver_, settings, fields));
+    }
 }
 
-void SimulationHost::start_export(const std::string& path, long long every, bool surface) {
-    post([this, path, every, surface] {
+void SimulationHost::start_export(const std::string& path, long long every, bool surface, SurfaceMethod method) {
+    post([this, path, every, surface, method] {
         if (safety_.refuse_while_device_lost("Export")) return;
         try {
             if (usd_) usd_->close();
@@ -400,6 +406,7 @@ void SimulationHost::start_export(const std::string& path, long long every, bool
             export_every_ = std::max(1LL, every);
             usd_fields_ = exportable_fields(*solver_);
             usd_surface_ = surface;
+            usd_surface_method_ = method;
             export_frame();
             std::lock_guard lock(mutex_);
             status_.exporting = true;

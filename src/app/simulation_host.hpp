@@ -26,6 +26,7 @@
 #include "core/solver.hpp"
 #include "validation/compare.hpp"
 #include "io/scene.hpp"
+#include "surface/particle_surface.hpp"
 
 namespace fs {
 
@@ -154,8 +155,10 @@ public:
     void set_device_frames(bool on);
     // Writes the scene with the current parameters, and the bodies where hands left them.
     void save_scene(const std::string& path);
-    // surface: each exported frame carries the liquid's surface mesh too (3D liquids: flip).
-    void start_export(const std::string& path, long long every, bool surface = false);
+    // surface: each exported frame carries the liquid's surface mesh too (3D liquids: flip), made
+    // by `method`, with the velocity and the exported fields at its vertices.
+    void start_export(const std::string& path, long long every, bool surface = false,
+                      SurfaceMethod method = SurfaceMethod::Smooth);
     void stop_export();
     // Runs `f` on the simulation thread with the solver (for solver-specific actions).
     void with_solver(std::function<void(Solver&)> f);
@@ -214,6 +217,7 @@ private:
     long long export_every_ = 1;
     std::vector<std::string> usd_fields_;  // the solver's fields the export writes as primvars
     bool usd_surface_ = false;             // the export carries the surface mesh too
+    SurfaceMethod usd_surface_method_ = SurfaceMethod::Smooth;
     void export_frame();                   // the current state into usd_ (and its surface)
     SafetyNet safety_{[this](const std::string& what) { fail(what); }};
     std::shared_ptr<const std::vector<ParamMeta>> meta_;

@@ -41,6 +41,7 @@ struct ViewSettings {
     char export_path[256] = "export.usda";
     int export_every = 1;
     bool export_surface = false;  // the export carries the liquid's surface mesh (flip)
+    int export_surface_method = 0;  // its method: 0 smooth, 1 zhu_bridson (SurfaceMethod's order)
     bool record_gif = false;
     // How a recording is timed: true, with the clock (a frame shown for a tenth of a second fills
     // three video frames; a fast window's extra frames are dropped); false, one video frame per

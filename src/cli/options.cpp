@@ -136,8 +136,14 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
                  "frame as the Mesh /World/surface (3D liquids: flip)");
     app.add_option("--export-mesh", o.export_mesh,
                    "Headless: write the liquid's surface as one binary PLY file per exported frame, "
-                   "DIR/surface-STEP.ply (STEP the frame's step, 6 digits), making DIR; with or without "
-                   "--export, every --export-every steps (3D liquids: flip)");
+                   "DIR/surface_0001.ply, surface_0002.ply, ... numbered by exported frame from 1 as Blender "
+                   "numbers a sequence's frames (the step and time are in each file's comment), making DIR; "
+                   "with or without --export, every --export-every steps (3D liquids: flip)");
+    app.add_option("--surface-method", o.surface_method,
+                   "With --surface or --export-mesh: smooth (default: the level set's mesh smoothed where the "
+                   "liquid is thick, so still water is flat and splashes keep their shape) or zhu_bridson (the "
+                   "level set's mesh as it is, a bump over every particle)")
+        ->check(CLI::IsMember({"smooth", "zhu_bridson"}));
     app.add_option("--surface-cell", o.surface_cell,
                    "With --surface or --export-mesh: the level set's cell in particle spacings (default 1; 2 "
                    "surfaces a FLIP liquid on its own grid, about 7 times faster and a little smoother-edged)")

@@ -30,6 +30,7 @@ struct Options {
     bool surface = false;      // --surface: the liquid's surface mesh in each --export frame
     std::string export_mesh;   // --export-mesh: a folder for one PLY surface mesh per exported frame
     double surface_cell = 1.0;  // --surface-cell: the surface's level-set cell, in particle spacings
+    std::string surface_method = "smooth";  // --surface-method: smooth or zhu_bridson
     std::string compare_path;  // --compare: the comparisons with known answers, as JSON
     std::string bench_json;
     std::string screenshot_path;

@@ -144,9 +144,13 @@ class SurfaceExport {
 public:
     // Refuses (bad input) a solver whose particles are not a 3D liquid, and a surface grid too
     // large, before any file is written: the initial state's surface is made here.
-    SurfaceExport(const Options& o, const Solver& solver, std::string comment)
+    SurfaceExport(const Options& o, const Solver& solver, std::string comment, std::vector<std::string> fields)
         : usd_(o.surface), folder_(o.export_mesh), comment_(std::move(comment)) {
         settings_.cell_scale = o.surface_cell;
+        settings_.method = surface_method_from(o.surface_method).value_or(SurfaceMethod::Smooth);
+        // The velocity at every vertex (a renderer's motion blur), and --export-fields' fields.
+        fields_ = {"velocity"};
+        for (std::string& f : fields) fields_.push_back(std::move(f));
         option_ = o.surface && !folder_.empty() ? "--surface and --export-mesh"
                   : o.surface                   ? "--surface"
                                                 : "--export-mesh";
@@ -175,7 +179,7 @@ public:
         if (!folder_.empty()) {
             const long long step = solver.step_count();
             char name[40];
-            std::snprintf(name, sizeof name, "surface-%06lld.ply", step);
+            std::snprintf(name, sizeof name, "surface_%04d.ply", files_ + 1);
             write_ply((std::filesystem::path(folder_) / name).string(), mesh,
                       comment_ + ", step " + std::to_string(step) + ", t = " + fmt("%.6g", solver.time()) + " s");
             ++files_;
@@ -187,8 +191,8 @@ public:
     // The summary's line.
     void print() const {
         if (!on()) return;
-        std::printf("  surface: %d mesh(es), the last %d triangles, %.3g ms each (median)", meshes_, triangles_,
-                    median(ms_));
+        std::printf("  surface (%s): %d mesh(es), the last %d triangles, %.3g ms each (median)", to_string(settings_.method),
+                    meshes_, triangles_, median(ms_));
         if (usd_) std::printf("; in the export as /World/surface");
         if (!folder_.empty()) std::printf("; %d PLY file(s) in %s", files_, folder_.c_str());
         std::printf("\n");
@@ -197,13 +201,14 @@ public:
 private:
     SurfaceMesh make(const Solver& solver) {
         const auto start = std::chrono::steady_clock::now();
-        SurfaceMesh mesh = solver_surface(solver, settings_);
+        SurfaceMesh mesh = solver_surface(solver, settings_, fields_);
         ms_.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
         return mesh;
     }
 
     bool usd_;
     SurfaceSettings settings_;
+    std::vector<std::string> fields_;
     std::string folder_, comment_, option_;
     std::optional<SurfaceMesh> pending_;  // the initial state's, made by the constructor
     int meshes_ = 0, files_ = 0, triangles_ = 0;
@@ -270,7 +275,7 @@ int run_headless(const Options& o) {
         Scene scene;
         auto solver = open_scene(o, scene);
         const std::string comment = "fluid-sandbox " + scene.path + " (" + scene.solver + ")";
-        SurfaceExport surface(o, *solver, comment);
+        SurfaceExport surface(o, *solver, comment, export_fields(o.export_fields, *solver));
         std::unique_ptr<StatsWriter> stats;
         if (!o.stats_path.empty()) {
             stats = std::make_unique<StatsWriter>(o.stats_path);

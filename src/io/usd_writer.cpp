@@ -117,8 +117,23 @@ void UsdPointsWriter::add_surface(const SurfaceMesh& mesh) {
             part->path = path_ + suffix + ".part";
             part->file = open_or_throw(part->path, "wb");
         }
+        for (const VertexField& f : mesh.fields) {
+            PrimvarPart p{f.name, f.components, {path_ + ".surface-" + f.name + ".part", nullptr}};
+            p.part.file = open_or_throw(p.part.path, "wb");
+            surface_fields_.push_back(std::move(p));
+        }
     }
+    if (mesh.fields.size() != surface_fields_.size())
+        throw std::logic_error("UsdPointsWriter: every surface carries the first surface's fields");
     const int frame = frames_ - 1;
+    for (std::size_t k = 0; k < mesh.fields.size(); ++k) {
+        const VertexField& f = mesh.fields[k];
+        const std::vector<double> values(f.values.begin(), f.values.end());
+        if (f.components == 1)
+            write_scalars(surface_fields_[k].part.file, frame, values, "%.9g");
+        else
+            write_vectors(surface_fields_[k].part.file, frame, f.components, values);
+    }
     write_points(surface_points_.file, frame, mesh.points);
     // Every face a triangle: 3 vertices each.
     std::fprintf(surface_counts_.file, "            %d: [", frame);
@@ -133,8 +148,10 @@ void UsdPointsWriter::close() {
     closed_ = true;
     std::vector<Part*> parts = {&points_, &velocities_, &widths_, &ids_};
     for (PrimvarPart& p : primvars_) parts.push_back(&p.part);
-    if (surface_frames_ > 0)
+    if (surface_frames_ > 0) {
         for (Part* p : {&surface_points_, &surface_counts_, &surface_indices_}) parts.push_back(p);
+        for (PrimvarPart& p : surface_fields_) parts.push_back(&p.part);
+    }
     for (Part* p : parts) {
         if (std::fclose(p->file) != 0) throw std::runtime_error(p->path + ": write failed");
         p->file = nullptr;
@@ -200,6 +217,20 @@ void UsdPointsWriter::close() {
         for (const auto& [decl, part] : mesh_attrs) {
             std::fprintf(out, "        %s.timeSamples = {\n", decl);
             append_part(out, part->path);
+            std::fputs("        }\n", out);
+        }
+        // The velocity at each vertex as UsdGeomPointBased's velocities (what renderers blur
+        // motion by); other fields as vertex primvars, as the particles' are.
+        for (const PrimvarPart& p : surface_fields_) {
+            const char* type = p.components == 1 ? "float[]" : "vector3f[]";
+            if (p.name == "velocity" && p.components == 3) {
+                std::fputs("        vector3f[] velocities.timeSamples = {\n", out);
+            } else {
+                std::fprintf(out, "        %s primvars:%s (\n            interpolation = \"vertex\"\n        )\n", type,
+                             p.name.c_str());
+                std::fprintf(out, "        %s primvars:%s.timeSamples = {\n", type, p.name.c_str());
+            }
+            append_part(out, p.part.path);
             std::fputs("        }\n", out);
         }
         std::fputs("    }\n", out);

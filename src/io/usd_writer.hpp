@@ -64,6 +64,7 @@ private:
     std::vector<PrimvarPart> primvars_;
     // /World/surface: opened by the first add_surface.
     Part surface_points_, surface_counts_, surface_indices_;
+    std::vector<PrimvarPart> surface_fields_;  // the mesh's vertex fields, the first frame's set
     int surface_frames_ = 0;
     int frames_ = 0;
     bool closed_ = false;

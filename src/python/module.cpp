@@ -377,17 +377,49 @@ public:
         usd.close();
     }
 
-    // The liquid's surface now as a PLY mesh; returns its triangle count.
-    int export_mesh(const std::string& path, double cell) {
-        if (const auto why = no_surface_mesh(*solver_)) throw BadValue("export_mesh: " + *why);
+    // The liquid's surface now (3D liquids): the export's mesh with `fields` carried onto its
+    // vertices. Bad input (another solver, a method or field it has not) is a ValueError.
+    SurfaceMesh surface(double cell, const std::string& method, const std::vector<std::string>& fields, int steps = -1,
+                        double flat = -1, double curved = -1, const std::string& what = "surface") const {
+        if (const auto why = no_surface_mesh(*solver_)) throw BadValue(what + ": " + *why);
+        const auto m = surface_method_from(method);
+        if (!m) throw BadValue("surface method '" + method + "': allowed: smooth, zhu_bridson");
         SurfaceSettings settings;
         settings.cell_scale = cell;
-        SurfaceMesh mesh;
+        settings.method = *m;
+        if (steps >= 0) settings.smoothing_steps = steps;
+        if (flat >= 0) settings.flat_below = flat;
+        if (curved >= 0) settings.curved_above = curved;
         try {
-            mesh = solver_surface(*solver_, settings);
+            return solver_surface(*solver_, settings, fields);
         } catch (const std::invalid_argument& e) {
-            throw BadValue(std::string("export_mesh: ") + e.what());
+            throw BadValue(what + ": " + e.what());
         }
+    }
+    py::dict surface_arrays(double cell, const std::string& method, const std::vector<std::string>& fields,
+                            int steps, double flat, double curved) const {
+        const SurfaceMesh mesh = surface(cell, method, fields, steps, flat, curved);
+        py::dict out;
+        py::array_t<float> points({static_cast<py::ssize_t>(mesh.vertex_count()), py::ssize_t(3)});
+        std::copy(mesh.points.begin(), mesh.points.end(), points.mutable_data());
+        py::array_t<int> triangles({static_cast<py::ssize_t>(mesh.triangle_count()), py::ssize_t(3)});
+        std::copy(mesh.triangles.begin(), mesh.triangles.end(), triangles.mutable_data());
+        out["points"] = points;
+        out["triangles"] = triangles;
+        for (const VertexField& f : mesh.fields) {
+            std::vector<py::ssize_t> shape{mesh.vertex_count()};
+            if (f.components > 1) shape.push_back(f.components);
+            py::array_t<float> values(shape);
+            std::copy(f.values.begin(), f.values.end(), values.mutable_data());
+            out[py::str(f.name)] = values;
+        }
+        return out;
+    }
+
+    // The liquid's surface now as a PLY mesh (velocity and `fields` as vertex properties);
+    // returns its triangle count.
+    int export_mesh(const std::string& path, double cell, const std::string& method, const std::vector<std::string>& fields) {
+        const SurfaceMesh mesh = surface(cell, method, fields, -1, -1, -1, "export_mesh");
         write_ply(path, mesh,
                   "fluid-sandbox " + scene_.path + " (" + scene_.solver + "), step " +
                       std::to_string(solver_->step_count()) + ", t = " + std::to_string(solver_->time()) + " s");
@@ -570,7 +602,10 @@ PYBIND11_MODULE(_core, m) {
         .def("_write_field", &Simulation::write_field)
         .def("compare", &Simulation::compare)
         .def("export_usd", &Simulation::export_usd, py::arg("path"), py::arg("fields") = "all")
-        .def("export_mesh", &Simulation::export_mesh, py::arg("path"), py::arg("cell") = 1.0)
+        .def("export_mesh", &Simulation::export_mesh, py::arg("path"), py::arg("cell") = 1.0,
+             py::arg("method") = "smooth", py::arg("fields") = std::vector<std::string>{"velocity"})
+        .def("surface", &Simulation::surface_arrays, py::arg("cell") = 1.0, py::arg("method") = "smooth",
+             py::arg("fields") = std::vector<std::string>{"velocity"}, py::arg("smoothing_steps") = -1, py::arg("flat_below") = -1.0, py::arg("curved_above") = -1.0)
         .def("_window", &Simulation::window);
 
     m.def("_scenes", [] {

@@ -2,7 +2,9 @@
 // refusal in builds without CUDA), and the radius's calibration.
 #include "surface/particle_surface.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 #include <stdexcept>
 
 #include "core/exec_cpu.hpp"
@@ -14,7 +16,7 @@ namespace fs {
 #if FS_HAVE_CUDA
 namespace surface_detail {
 SurfaceMesh particle_surface_cuda(const FieldView& positions, const double lo[3], const double hi[3],
-                                  const SurfaceSettings& settings);
+                                  const SurfaceSettings& settings, const std::vector<CarriedField>& carried);
 }  // namespace surface_detail
 #endif
 
@@ -37,11 +39,29 @@ double calibrated_radius(double support_scale) {
     return -wz / w;
 }
 
+std::optional<SurfaceMethod> surface_method_from(std::string_view name) {
+    if (name == "zhu_bridson") return SurfaceMethod::ZhuBridson;
+    if (name == "smooth") return SurfaceMethod::Smooth;
+    return std::nullopt;
+}
+
+const char* to_string(SurfaceMethod m) { return m == SurfaceMethod::ZhuBridson ? "zhu_bridson" : "smooth"; }
+
+double full_kernel_sum(double support_scale) {
+    const double R = support_scale;
+    const int K = static_cast<int>(std::ceil(R));
+    double w = 0.0;
+    for (int k = -K; k <= K; ++k)
+        for (int j = -K; j <= K; ++j)
+            for (int i = -K; i <= K; ++i) w += surface_detail::zb_kernel((i * i + j * j + k * k) / (R * R));
+    return w;
+}
+
 SurfaceMesh particle_surface(Backend backend, const FieldView& positions, const double lo[3], const double hi[3],
-                             const SurfaceSettings& settings) {
+                             const SurfaceSettings& settings, const std::vector<CarriedField>& carried) {
     if (backend == Backend::Cuda) {
 #if FS_HAVE_CUDA
-        return surface_detail::particle_surface_cuda(positions, lo, hi, settings);
+        return surface_detail::particle_surface_cuda(positions, lo, hi, settings, carried);
 #else
         throw CudaError("particle_surface: this build has no CUDA backend");
 #endif
@@ -50,7 +70,7 @@ SurfaceMesh particle_surface(Backend backend, const FieldView& positions, const 
     // buffers are reused instead of allocated each time.
     CpuExec exec;
     thread_local surface_detail::ParticleSurface<CpuExec> surface;
-    return surface.build(exec, positions, lo, hi, settings);
+    return surface.build(exec, positions, lo, hi, settings, carried);
 }
 
 std::optional<std::string> no_surface_mesh(const Solver& solver) {
@@ -59,21 +79,43 @@ std::optional<std::string> no_surface_mesh(const Solver& solver) {
            (solver.dimension() == 2 ? "2D" : "not a liquid");
 }
 
-SurfaceMesh solver_surface(const Solver& solver, SurfaceSettings settings) {
+SurfaceMesh solver_surface(const Solver& solver, SurfaceSettings settings, const std::vector<std::string>& fields) {
     if (const auto why = no_surface_mesh(solver)) throw std::invalid_argument(*why);
     if (!(settings.spacing > 0.0)) settings.spacing = 2.0 * solver.particle_radius();
     double lo[3], hi[3];
     solver.domain(lo, hi);
-    std::vector<double> host;
-    FieldView positions;
-    if (auto view = solver.field_view("position")) {
-        positions = *view;
-    } else {
-        solver.read_field("position", host);
-        positions = f64_view(host.data(), solver.particle_count(), 3);
-        return particle_surface(Backend::Cpu, positions, lo, hi, settings);
+    // Each field where it lies when the solver has a view of it (read on the host otherwise,
+    // and then everything is meshed on the host).
+    std::vector<std::optional<FieldView>> views;
+    bool all_views = true;
+    for (const std::string& name : std::vector<std::string>{"position"}) views.push_back(solver.field_view(name));
+    for (const std::string& name : fields) {
+        bool known = false;
+        for (const auto& info : solver.fields()) known |= info.name == name;
+        if (!known) throw std::invalid_argument("the " + std::string(solver.kind()) + " solver has no field '" + name + "'");
+        auto view = solver.field_view(name);
+        int components = 1;
+        for (const auto& info : solver.fields())
+            if (info.name == name) components = info.components;
+        // a view of another shape (speed read from velocity) or of integers: read it instead
+        if (view && (view->type != FieldView::Type::F64 || view->components != components)) view.reset();
+        views.push_back(view);
     }
-    return particle_surface(solver.backend(), positions, lo, hi, settings);
+    for (const auto& v : views) all_views &= v.has_value();
+    std::vector<CarriedField> carried;
+    if (all_views) {
+        for (std::size_t k = 0; k < fields.size(); ++k) carried.push_back({fields[k], *views[k + 1]});
+        return particle_surface(solver.backend(), *views[0], lo, hi, settings, carried);
+    }
+    std::vector<std::vector<double>> host(fields.size() + 1);
+    solver.read_field("position", host[0]);
+    const int n = solver.particle_count();
+    for (std::size_t k = 0; k < fields.size(); ++k) {
+        solver.read_field(fields[k], host[k + 1]);
+        const int components = n > 0 ? static_cast<int>(host[k + 1].size() / static_cast<std::size_t>(n)) : 1;
+        carried.push_back({fields[k], f64_view(host[k + 1].data(), n, components)});
+    }
+    return particle_surface(Backend::Cpu, f64_view(host[0].data(), n, 3), lo, hi, settings, carried);
 }
 
 }  // namespace fs

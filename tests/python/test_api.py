@@ -225,6 +225,13 @@ def test_exports_write_usd_and_ply(tmp_path):
     ply = tmp_path / "surface.ply"
     triangles = sim.export_mesh(ply)
     assert triangles > 100 and ply.read_bytes().startswith(b"ply")
+    assert b"property float vx" in ply.read_bytes()[:400]
+    mesh = sim.surface(fields=["velocity", "pressure"])
+    assert mesh["triangles"].shape == (triangles, 3) and mesh["points"].shape[1] == 3
+    assert mesh["velocity"].shape == mesh["points"].shape and mesh["pressure"].shape == (len(mesh["points"]),)
+    assert mesh["triangles"].max() < len(mesh["points"])
+    with pytest.raises(ValueError, match="surface method 'marching': allowed: smooth, zhu_bridson"):
+        sim.surface(method="marching")
     with pytest.raises(ValueError, match="export_mesh: "):
         fsb.Simulation("sph_barrier").export_mesh(tmp_path / "no.ply")
     with pytest.raises(ValueError, match="no field 'nope'"):

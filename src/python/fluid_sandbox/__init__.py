@@ -104,6 +104,7 @@ class Simulation(_core._Simulation):
     set_state(...)     position=, velocity= (vorticity= for vortex): arrays shaped as field() gives
     stats()            the stats line of the last step, as a dict
     compare()          the Compare view's comparisons with known answers (a list of dicts)
+    surface()          the liquid's surface mesh as arrays (3D liquids)
     export_usd(path), export_mesh(path), screenshot(path), show()
     """
 
@@ -143,10 +144,22 @@ class Simulation(_core._Simulation):
             fields = ",".join(fields)
         super().export_usd(_os.fspath(path), fields)
 
-    def export_mesh(self, path, cell=1.0):
-        """The liquid's surface now as a PLY triangle mesh (3D liquids); returns its triangle
-        count. cell: the level set's cell in particle spacings (as --surface-cell)."""
-        return super().export_mesh(_os.fspath(path), cell)
+    def export_mesh(self, path, cell=1.0, method="smooth", fields=("velocity",)):
+        """The liquid's surface now as a PLY triangle mesh (3D liquids), with the particles'
+        velocity and the named fields carried onto its vertices as properties; returns its
+        triangle count. cell: the level set's cell in particle spacings (as --surface-cell);
+        method: "smooth" or "zhu_bridson" (as --surface-method)."""
+        return super().export_mesh(_os.fspath(path), cell, method, list(fields))
+
+    def surface(self, cell=1.0, method="smooth", fields=("velocity",), smoothing_steps=-1, flat_below=-1.0,
+                curved_above=-1.0):
+        """The liquid's surface now (3D liquids) as NumPy arrays: {"points": (V, 3) float32,
+        "triangles": (T, 3) int32 (counter-clockwise from outside), and each of `fields` carried
+        onto the vertices, by name}. smoothing_steps: the smooth method's Laplacian steps on the
+        flat parts (-1: its default, 60); flat_below, curved_above: the flatness (the mean squared
+        difference of neighbouring vertices' smoothed normals) under which a vertex is smoothed
+        fully and over which not at all (-1: the defaults)."""
+        return super().surface(cell, method, list(fields), smoothing_steps, flat_below, curved_above)
 
     def screenshot(self, path, width=1440, height=900, frames=2):
         """A PNG of the window drawing this simulation (paused: the state is not stepped). It
