@@ -74,11 +74,10 @@ class Params(_MutableMapping):
             if i["group"] != group:
                 group = i["group"]
                 rows.append(f"[{group}]")
-            unit = f" {i['unit']}" if i["unit"] else ""
-            note = "read-only" if i["read_only"] else i["allowed"]
+            note = "read-only" if i["read_only"] else i["allowed"]  # it names the unit
             if i["applies_on_reset"]:
                 note += "; applies on reset"
-            rows.append(f"  {name:<22} = {i['value']!r}{unit}   ({note})")
+            rows.append(f"  {name:<22} = {i['value']!r}   ({note})")
         return "\n".join(rows)
 
 
