@@ -392,6 +392,39 @@ TEST(Window, LDrawsALiquidAsASmoothSurface) {
     EXPECT_EQ(gas.status, 0) << gas.output;
 }
 
+TEST(Window, LDrawsFlipsMeshByEitherMethodWhilePaused) {
+    // L's fourth and fifth views: the FLIP liquid as the export's triangle mesh, made by the
+    // simulation's thread when asked (paused at the start: the mesh comes without a step), smooth
+    // and not; both cover the liquid as smoothly as the screen-space surface does, and differ.
+    TempDir dir("mesh");
+    double roughness[3] = {0.0, 0.0, 0.0};
+    std::vector<unsigned char> pixels[3];
+    for (int view = 0; view < 3; ++view) {
+        const std::string png = dir / ("mesh" + std::to_string(view) + ".png");
+        const char* keys[] = {"P +4 +4", "P +4 L L L +4", "P +4 L L L L +4"};
+        const auto r = run_window(std::string("flip_dam_break --size 1280x800 --keys '") + keys[view] +
+                                  "' --frames 12 --screenshot " + png);
+        ASSERT_EQ(r.status, 0) << r.output;
+        EXPECT_NE(r.output.find("OpenGL errors: 0"), std::string::npos) << r.output;
+        roughness[view] = liquid_roughness(png);
+        int w = 0, h = 0, c = 0;
+        unsigned char* px = stbi_load(png.c_str(), &w, &h, &c, 3);
+        ASSERT_NE(px, nullptr);
+        pixels[view].assign(px, px + 3 * w * h);
+        stbi_image_free(px);
+    }
+    std::printf("flip_dam_break: neighbouring pixels differ by %.1f as particles, %.1f as the smooth mesh, %.1f as "
+                "the zhu_bridson mesh\n",
+                roughness[0], roughness[1], roughness[2]);
+    ASSERT_GT(roughness[1], 0.0) << "no mesh drawn";
+    ASSERT_GT(roughness[2], 0.0) << "no mesh drawn";
+    EXPECT_LT(roughness[1], 0.6 * roughness[0]);
+    EXPECT_LT(roughness[2], 0.6 * roughness[0]);
+    long changed = 0;
+    for (std::size_t k = 0; k < pixels[1].size(); ++k) changed += pixels[1][k] != pixels[2][k];
+    EXPECT_GT(changed, 100) << "the two methods drew the same picture";
+}
+
 TEST(Window, SortedSpritesDrawTheSameSpheresAsExactDepth) {
     // The FLIP dam break paused at its start, its spheres drawn with exact depth and as sorted
     // sprites (one point each at the front point's depth, nearest first): the liquid covers the

@@ -18,7 +18,7 @@ const std::vector<KeyBinding>& key_bindings() {
         {"E", Action::RotateCw, "turn the barrier clockwise (hold; sph_barrier, vortex body 1)"},
         {"F", Action::FrameAll, "frame all"},
         {"G", Action::GridCells, "grid cells: off, a slice, all (grid solvers)"},
-        {"L", Action::LiquidView, "a liquid as particles, its surface, or both (flip, sph, ot)"},
+        {"L", Action::LiquidView, "a liquid as particles, its surface, both, or (flip) its mesh, smoothed or not"},
         {"B", Action::StepBack, "step back to the state before the last step"},
         {"F12", Action::Screenshot, "screenshot (PNG)"},
         {"V", Action::Record, "start / stop video recording"},

@@ -259,7 +259,9 @@ void App::apply(Action a) {
                 panels_.note("the surface view is unavailable: " + scene_.surface_error());
                 break;
             }
-            view_.liquid_view = (view_.liquid_view + 1) % 3;
+            // particles, surface, both, and for a 3D liquid its mesh by either method
+            view_.liquid_view = (view_.liquid_view + 1) % (SceneView::has_mesh(status_.solver) ? 5 : 3);
+            host_.set_surface_mesh(view_.mesh_method());
             break;
         case Action::StepBack: host_.step_back(); break;
         case Action::Screenshot: take_screenshot(fresh_paths("screenshot", {".png"})[0]); break;

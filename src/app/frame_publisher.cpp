@@ -24,6 +24,16 @@ void FramePublisher::read(const Solver& solver, FrameData& frame) {
     frame.color_field = contents.color_field;
     if (contents.cell_overlay && solver.has_cell_grid()) solver.cell_grid(frame.cells);
     solver.cell_polygons(frame.polygon_xy, frame.polygon_start);
+    if (contents.surface_mesh && !no_surface_mesh(solver)) {
+        // On the FLIP grid's own cells (cell_scale 2): about 5 times faster than the export's
+        // default, for a mesh every frame.
+        SurfaceSettings settings;
+        settings.method = *contents.surface_mesh;
+        settings.cell_scale = 2.0;
+        SurfaceMesh mesh = solver_surface(solver, settings, {});
+        frame.mesh_points = std::move(mesh.points);
+        frame.mesh_triangles = std::move(mesh.triangles);
+    }
     const std::size_t n = static_cast<std::size_t>(frame.count);
     const Backend backend = solver.backend();
     bool has_kind = false;  // solvers with a "kind" field: 0 is fluid, the rest is drawn grey

@@ -4,12 +4,14 @@
 
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/buffer.hpp"
 #include "core/frame_pack.hpp"
 #include "core/solver.hpp"
+#include "surface/particle_surface.hpp"
 
 namespace fs {
 
@@ -33,6 +35,10 @@ struct FrameData {
     // The particles' own cells (2D, ot): cell k is polygon_xy[2 polygon_start[k] ..).
     std::vector<float> polygon_xy;
     std::vector<int> polygon_start;
+    // The liquid's surface mesh (3D liquids), while the window draws it: 3 floats a vertex, 3
+    // indices a triangle (surface/particle_surface.hpp).
+    std::vector<float> mesh_points;
+    std::vector<int> mesh_triangles;
 };
 
 // What the frames carry; the simulation thread's own (the host's commands change it there).
@@ -41,6 +47,8 @@ struct FrameContents {
     bool cell_overlay = false;
     bool velocity_overlay = false;
     bool device_frames = false;  // CUDA-OpenGL interop: leave the particles on the GPU
+    // The liquid's surface mesh, made by this method for each frame (3D liquids), or none.
+    std::optional<SurfaceMethod> surface_mesh;
 };
 
 class FramePublisher {

@@ -244,7 +244,17 @@ void Panels::ui_simulation() {
     ImGui::SliderFloat("particle size", &view_.size_scale, 0.1f, 5.0f, "x%.2f", ImGuiSliderFlags_Logarithmic);
     if (SceneView::is_liquid(status_.solver)) {  // L cycles it too
         ImGui::SetNextItemWidth(0.55f * W);
-        ImGui::Combo("draw (L)", &view_.liquid_view, "particles\0surface\0both\0");
+        // 3D liquids also as the export's triangle mesh, made each frame on the simulation's
+        // thread (--surface-method's two ways: docs/window.md).
+        const bool meshes = SceneView::has_mesh(status_.solver);
+        if (ImGui::Combo("draw (L)", &view_.liquid_view,
+                         meshes ? "particles\0surface\0both\0mesh: smooth\0mesh: zhu_bridson\0"
+                                : "particles\0surface\0both\0"))
+            host_.set_surface_mesh(view_.mesh_method());
+        if (meshes && ImGui::IsItemHovered())
+            ImGui::SetTooltip("surface: drawn from the particles on the screen (fast)\n"
+                              "mesh: the export's triangle mesh, made every frame on the FLIP grid's cells\n"
+                              "(--surface-cell 2), by the smooth or the zhu_bridson method (--surface-method)");
     }
 
     ImGui::Separator();

@@ -327,6 +327,25 @@ void SceneView::draw_picture(int w, int h, const glm::mat4& view_proj, const glm
                 lines_.add(pts[e], pts[(e + 1) % pts.size()], glm::vec4(0.05f, 0.05f, 0.08f, 0.8f));
         }
     }
+    // The liquid's surface mesh (liquid_view 3 and 4: the export's triangles, made by the
+    // simulation's thread each frame), water-blue, with vertex normals averaged from its faces.
+    const bool mesh = is3d && liquid_view >= 3;
+    if (mesh && !frame_.mesh_triangles.empty()) {
+        const auto& p = frame_.mesh_points;
+        const auto& t = frame_.mesh_triangles;
+        auto at = [&](int v) { return glm::vec3(p[3 * static_cast<std::size_t>(v)], p[3 * static_cast<std::size_t>(v) + 1],
+                                                p[3 * static_cast<std::size_t>(v) + 2]); };
+        std::vector<glm::vec3> normal(p.size() / 3, glm::vec3(0.0f));
+        for (std::size_t k = 0; k + 2 < t.size(); k += 3) {
+            const glm::vec3 n = glm::cross(at(t[k + 1]) - at(t[k]), at(t[k + 2]) - at(t[k]));  // area-weighted
+            for (int c = 0; c < 3; ++c) normal[static_cast<std::size_t>(t[k + c])] += n;
+        }
+        for (glm::vec3& n : normal) n = glm::length(n) > 0.0f ? glm::normalize(n) : glm::vec3(0.0f, 1.0f, 0.0f);
+        const glm::vec4 water(0.25f, 0.55f, 0.9f, 1.0f);
+        for (std::size_t k = 0; k + 2 < t.size(); k += 3)
+            meshes_.add_triangle(at(t[k]), at(t[k + 1]), at(t[k + 2]), normal[static_cast<std::size_t>(t[k])],
+                                 normal[static_cast<std::size_t>(t[k + 1])], normal[static_cast<std::size_t>(t[k + 2])], water);
+    }
     meshes_.draw(view_proj, is3d ? glm::vec3(0.3f, 0.8f, 0.5f) : glm::vec3(0.0f, 0.0f, 1.0f));
     cells_.clear();
     add_cells(settings);
@@ -336,7 +355,9 @@ void SceneView::draw_picture(int w, int h, const glm::mat4& view_proj, const glm
     const float radius = static_cast<float>(frame_.radius * settings.size_scale * (polygons ? 0.35 : 1.0));
     // A liquid's surface (liquid_view 1) over its walls' particles, or (2) over all its
     // particles, half transparent. The particles' own radius sets its scale, not the size slider.
-    if (liquid_view != 0) {
+    if (mesh) {
+        // the mesh stands for the particles
+    } else if (liquid_view != 0) {
         // (3D liquids have no wall particles: FLIP's walls are its grid's)
         if (liquid_view == 2 || !is3d)
             particles_.draw(view_proj, view, is3d, radius, settings.colormap, lo, hi, h, liquid_view == 1);

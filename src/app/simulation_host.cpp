@@ -361,6 +361,13 @@ void SimulationHost::set_cell_overlay(bool on) {
     post([this, on] { frames_.contents.cell_overlay = on; });
 }
 
+void SimulationHost::set_surface_mesh(std::optional<SurfaceMethod> method) {
+    post([this, method] {
+        frames_.contents.surface_mesh = method;
+        publish();  // the mesh at once, also while paused
+    });
+}
+
 void SimulationHost::set_velocity_overlay(bool on) {
     post([this, on] { frames_.contents.velocity_overlay = on; });
 }

@@ -148,6 +148,8 @@ public:
     void set_color_field(const std::string& name);
     // Whether frames carry the solver's grid cells (for the overlay; off costs nothing).
     void set_cell_overlay(bool on);
+    // Whether frames carry the liquid's surface mesh, and made how (3D liquids; none: nullopt).
+    void set_surface_mesh(std::optional<SurfaceMethod> method);
     // Whether frames carry the particles' velocities (for the vector overlay).
     void set_velocity_overlay(bool on);
     // CUDA-OpenGL interop: on the CUDA backend frames leave the particles on the GPU, for

@@ -2,7 +2,10 @@
 // read by the panels, the scene view and the event loop.
 #pragma once
 
+#include <optional>
+
 #include "render/colormap.hpp"
+#include "surface/particle_surface.hpp"
 
 namespace fs {
 
@@ -23,7 +26,13 @@ struct ViewSettings {
     // sprites on a software rasteriser, else exact), 1 exact depth, 2 sorted sprites.
     int spheres = 0;
     // A liquid (flip, sph, ot) drawn as 0 particles, 1 its surface, 2 both (L cycles).
-    int liquid_view = 0;
+    int liquid_view = 0;  // 0 particles, 1 surface, 2 both, 3 mesh (smooth), 4 mesh (zhu_bridson)
+    // The surface mesh the frames must carry for liquid_view (3D liquids), or none.
+    std::optional<SurfaceMethod> mesh_method() const {
+        if (liquid_view == 3) return SurfaceMethod::Smooth;
+        if (liquid_view == 4) return SurfaceMethod::ZhuBridson;
+        return std::nullopt;
+    }
     int steps_per_push = 1;
     // What the left mouse button does in the scene (core/hands.hpp): 0 drags bodies (elsewhere it
     // moves the camera), 1 pushes (the right button pulls), 2 pours. Ctrl pushes and pulls with
