@@ -288,7 +288,8 @@ public:
         const FieldInfo info = field_info(name);
         if (solver_->backend() == Backend::Cpu) {
             const auto view = solver_->field_view(name);
-            if (view && view->components == info.components && view->count > 0) {
+            // (a view of part of the particles, or of another shape, is read as a copy instead)
+            if (view && view->components == info.components && view->count > 0 && view->count == solver_->particle_count()) {
                 auto lease = std::make_unique<FieldLease>();
                 lease->owner = std::move(self);
                 py::object base = py::cast(std::move(lease));
