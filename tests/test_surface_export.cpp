@@ -357,7 +357,7 @@ TEST(SurfaceExport, UsdWriterTextWithAndWithoutTheSurface) {
         "    }\n"
         "}\n";
     // A tetrahedron, counter-clockwise seen from outside, and the same with its top moved.
-    fs::SurfaceMesh tet{{0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3}};
+    fs::SurfaceMesh tet{{0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3}, {}};
     fs::SurfaceMesh tet2 = tet;
     tet2.points[11] = 0.5f;
     auto write = [&](const std::string& path, bool surface) {
@@ -403,7 +403,7 @@ TEST(SurfaceExport, UsdWriterTextWithAndWithoutTheSurface) {
 TEST(SurfaceExport, UsdWriterRefusesASurfaceOutOfTurn) {
     TempDir dir("surface-turn");
     const fs::SurfaceMesh tet{{0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1},
-                              {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3}};
+                              {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3}, {}};
     const std::vector<double> p = {0, 0, 0}, v = {0, 0, 0}, w = {1}, id = {0};
     {
         fs::UsdPointsWriter usd(dir / "a.usda", "");
@@ -429,7 +429,7 @@ TEST(SurfaceExport, UsdWriterRefusesASurfaceOutOfTurn) {
 TEST(SurfaceExport, PlyWriterBytesAndItsErrorNamesTheFile) {
     TempDir dir("surface-ply-writer");
     const fs::SurfaceMesh tet{{0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0.5f, 1},
-                              {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3}};
+                              {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3}, {}};
     fs::write_ply(dir / "t.ply", tet, "a\ntetrahedron");
     const std::string b = read_file(dir / "t.ply");
     const std::string header =

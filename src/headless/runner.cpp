@@ -123,19 +123,11 @@ private:
 
 // --export-fields against the solver's fields: all, none or a list of them (bad input otherwise).
 std::vector<std::string> export_fields(const std::string& choice, const Solver& solver) {
-    const std::vector<std::string> all = exportable_fields(solver);
-    if (choice == "all") return all;
-    if (choice == "none") return {};
-    std::vector<std::string> out;
-    std::stringstream in(choice);
-    std::string name;
-    while (std::getline(in, name, ',')) {
-        if (std::find(all.begin(), all.end(), name) == all.end())
-            throw SceneError("--export-fields " + choice + ": the " + std::string(solver.kind()) + " solver has no field '" +
-                             name + "' to export (allowed: all, none, or a list of " + join(all) + ")");
-        out.push_back(name);
+    try {
+        return chosen_fields(choice, solver);
+    } catch (const std::invalid_argument& e) {
+        throw SceneError("--export-fields " + choice + ": " + e.what());
     }
-    return out;
 }
 
 // --surface and --export-mesh: the liquid's surface of every exported frame, into the USD file

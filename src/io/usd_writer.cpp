@@ -1,5 +1,7 @@
 #include "io/usd_writer.hpp"
 
+#include <algorithm>
+#include <sstream>
 #include <stdexcept>
 
 namespace fs {
@@ -243,6 +245,22 @@ std::vector<std::string> exportable_fields(const Solver& solver) {
     std::vector<std::string> out;
     for (const FieldInfo& f : solver.fields())
         if (f.name != "position" && f.name != "velocity" && f.name != "id") out.push_back(f.name);
+    return out;
+}
+
+std::vector<std::string> chosen_fields(const std::string& choice, const Solver& solver) {
+    const std::vector<std::string> all = exportable_fields(solver);
+    if (choice == "all") return all;
+    if (choice == "none") return {};
+    std::vector<std::string> out;
+    std::stringstream in(choice);
+    std::string name;
+    while (std::getline(in, name, ',')) {
+        if (std::find(all.begin(), all.end(), name) == all.end())
+            throw std::invalid_argument("the " + std::string(solver.kind()) + " solver has no field '" + name +
+                                        "' to export (allowed: all, none, or a list of " + join(all) + ")");
+        out.push_back(name);
+    }
     return out;
 }
 

@@ -73,6 +73,9 @@ private:
 // The solver's fields a USD export carries as primvars: every one but position, velocity and id
 // (written as the points' own attributes).
 std::vector<std::string> exportable_fields(const Solver& solver);
+// The fields a choice names: "all", "none", or a comma-separated list of exportable_fields.
+// Throws std::invalid_argument "the SOLVER solver has no field 'x' to export (allowed: ...)".
+std::vector<std::string> chosen_fields(const std::string& choice, const Solver& solver);
 
 // Writes the solver's particles (position, velocity, id; width = 2 x particle_radius) and the
 // named fields as primvars, as a frame.

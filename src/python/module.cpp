@@ -359,18 +359,10 @@ public:
     // ("all", "none" or a comma-separated list) as primvars.
     void export_usd(const std::string& path, const std::string& fields) {
         std::vector<std::string> primvars;
-        const std::vector<std::string> all = exportable_fields(*solver_);
-        if (fields == "all") {
-            primvars = all;
-        } else if (fields != "none") {
-            std::stringstream in(fields);
-            std::string name;
-            while (std::getline(in, name, ','))
-                if (std::find(all.begin(), all.end(), name) == all.end())
-                    throw BadValue("fields '" + fields + "': the " + solver() + " solver has no field '" + name +
-                                   "' to export (allowed: all, none, or a list of " + join(all) + ")");
-                else
-                    primvars.push_back(name);
+        try {
+            primvars = chosen_fields(fields, *solver_);
+        } catch (const std::invalid_argument& e) {
+            throw BadValue("fields '" + fields + "': " + e.what());
         }
         UsdPointsWriter usd(path, "fluid-sandbox " + scene_.path + " (" + scene_.solver + "), step " +
                                       std::to_string(solver_->step_count()));

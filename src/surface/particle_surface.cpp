@@ -88,15 +88,14 @@ SurfaceMesh solver_surface(const Solver& solver, SurfaceSettings settings, const
     // and then everything is meshed on the host).
     std::vector<std::optional<FieldView>> views;
     bool all_views = true;
-    for (const std::string& name : std::vector<std::string>{"position"}) views.push_back(solver.field_view(name));
+    views.push_back(solver.field_view("position"));
+    const std::vector<FieldInfo> infos = solver.fields();
     for (const std::string& name : fields) {
-        bool known = false;
-        for (const auto& info : solver.fields()) known |= info.name == name;
-        if (!known) throw std::invalid_argument("the " + std::string(solver.kind()) + " solver has no field '" + name + "'");
+        const auto info = std::find_if(infos.begin(), infos.end(), [&](const FieldInfo& f) { return f.name == name; });
+        if (info == infos.end())
+            throw std::invalid_argument("the " + std::string(solver.kind()) + " solver has no field '" + name + "'");
         auto view = solver.field_view(name);
-        int components = 1;
-        for (const auto& info : solver.fields())
-            if (info.name == name) components = info.components;
+        const int components = info->components;
         // a view of another shape (speed read from velocity) or of integers: read it instead
         if (view && (view->type != FieldView::Type::F64 || view->components != components)) view.reset();
         views.push_back(view);
