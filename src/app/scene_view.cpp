@@ -329,8 +329,9 @@ void SceneView::draw_picture(int w, int h, const glm::mat4& view_proj, const glm
     }
     // The liquid's surface mesh (liquid_view 3 and 4: the export's triangles, made by the
     // simulation's thread each frame), water-blue, with vertex normals averaged from its faces.
-    const bool mesh = is3d && liquid_view >= 3;
-    if (mesh && !frame_.mesh_triangles.empty()) {
+    // Until the first mesh comes (it is made on the simulation's thread), the particles show.
+    const bool mesh = is3d && liquid_view >= 3 && !frame_.mesh_triangles.empty();
+    if (mesh) {
         const auto& p = frame_.mesh_points;
         const auto& t = frame_.mesh_triangles;
         auto at = [&](int v) { return glm::vec3(p[3 * static_cast<std::size_t>(v)], p[3 * static_cast<std::size_t>(v) + 1],
@@ -357,7 +358,7 @@ void SceneView::draw_picture(int w, int h, const glm::mat4& view_proj, const glm
     // particles, half transparent. The particles' own radius sets its scale, not the size slider.
     if (mesh) {
         // the mesh stands for the particles
-    } else if (liquid_view != 0) {
+    } else if (liquid_view == 1 || liquid_view == 2) {
         // (3D liquids have no wall particles: FLIP's walls are its grid's)
         if (liquid_view == 2 || !is3d)
             particles_.draw(view_proj, view, is3d, radius, settings.colormap, lo, hi, h, liquid_view == 1);
