@@ -25,9 +25,12 @@ public:
     static constexpr int kBlock = 1 << 14;
 
     // Loops shorter than this run on the calling thread: starting a team and meeting at its
-    // barrier costs more than they do (multigrid's coarse levels issue many such loops, and a
-    // barrier waiting on a descheduled thread costs a whole time slice on a busy machine).
-    static constexpr int kSerialBelow = 4096;
+    // barrier (a few microseconds) costs more than they do (multigrid's coarse levels issue many
+    // such loops). 4096 before: it kept the 2D scenes' loops, a few thousand particles of
+    // ~100 ns each, on one core (sph_hydrostatic 0.64x -> 1.0x real time, ot_tutorial 0.47x ->
+    // 0.6x at 256). On a busy machine, where a barrier waits a time slice for a descheduled
+    // thread, the thread governor steps on fewer threads (thread_governor.hpp).
+    static constexpr int kSerialBelow = 256;
 
     // A fixed sequence of launches replayed as one (CudaExec::replay); on the CPU there is no
     // launch overhead to save, and body() simply runs.

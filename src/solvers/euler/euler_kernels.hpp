@@ -181,17 +181,20 @@ inline double damping_ratio(double restitution) {
 // The force on b from a (r = x_b - x_a, dv = v_b - v_a); zero unless they overlap. `overlap`
 // receives delta / d.
 FS_HDI dvec2 pair_force(dvec2 r, dvec2 dv, double ma, double mb, const Config& c, double& overlap) {
+    // Without branches: a quarter of the listed pairs are apart, at no pattern a branch predictor
+    // could learn (measured on `default`: the mispredictions were a fifth of the pairs' time).
+    // Apart or coincident, the arithmetic runs on a stand-in distance and the result is masked.
     const double d2 = r.x * r.x + r.y * r.y;
-    overlap = 0.0;
-    if (!(d2 > 0.0) || d2 >= c.diameter * c.diameter) return dvec2(0.0);
-    const double dist = std::sqrt(d2);
+    const double reach2 = c.diameter * c.diameter;
+    const bool touching = d2 > 0.0 && d2 < reach2;
+    const double dist = std::sqrt(touching ? d2 : reach2);
     const dvec2 n = r * (1.0 / dist);
     const double delta = c.diameter - dist;
-    overlap = delta / c.diameter;
     const double vn = dv.x * n.x + dv.y * n.y;  // < 0 when approaching
     const double gamma = 2.0 * c.zeta * std::sqrt(c.stiffness * (ma * mb / (ma + mb)));
     const double fn = c.stiffness * delta - gamma * vn;
-    return fn > 0.0 ? fn * n : dvec2(0.0);
+    overlap = touching ? delta / c.diameter : 0.0;
+    return (touching && fn > 0.0 ? fn : 0.0) * n;
 }
 
 // Contact forces are summed in fixed point (integer quanta of 1/force_scale newtons): integer
@@ -205,16 +208,25 @@ FS_HDI long long to_quanta(double f, double scale) {
     const double limit = 4503599627370496.0;  // 2^52 quanta = 2^12 k d
     double q = f * scale;
     q = q > limit ? limit : (q < -limit ? -limit : q);
-    return static_cast<long long>(q >= 0.0 ? q + 0.5 : q - 0.5);
+    return static_cast<long long>(q + std::copysign(0.5, q));  // to the nearest, halves away from 0
 }
+
+// A pair's contact force on its b end in quanta, and its overlap over d (0: apart).
+struct PairQuanta {
+    long long x = 0, y = 0;
+    double overlap = 0.0;
+};
 
 // A wall as a contact partner of infinite mass (walls boundary): the disk of diameter d touches
 // the border when its centre is d/2 from it. Returns the force on the particle.
 FS_HDI dvec2 wall_force(dvec2 x, dvec2 v, double m, const Config& c, double& overlap) {
     const double r = 0.5 * c.diameter;
-    const double gamma = 2.0 * c.zeta * std::sqrt(c.stiffness * m);
     dvec2 f(0.0);
     overlap = 0.0;
+    // Most particles touch no wall: the dashpot's square root only for those that do.
+    const double nearest = fmin(fmin(x.x, 1.0 - x.x), fmin(x.y, 1.0 - x.y));
+    if (!(nearest < r)) return f;
+    const double gamma = 2.0 * c.zeta * std::sqrt(c.stiffness * m);
     auto push = [&](double gap, double v_in, double& out) {  // v_in > 0: moving into the wall
         if (gap >= r) return;
         const double delta = r - gap;

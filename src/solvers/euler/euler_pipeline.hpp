@@ -30,7 +30,6 @@ public:
         vel_new_.resize(n);
         pos_alt_.resize(n);
         pos_seen_.resize(n);
-        force_.resize(n);
         overlap_.resize(n);
         mass_alt_.resize(n);
         clear_collisions();
@@ -236,15 +235,8 @@ public:
         const dvec2 dv = h * c.gravity;
         for (int k = 0; k < c.substeps; ++k) {
             update_contact_list(c);
-            contact_forces(c);
-            auto pos = pos_.view();
-            auto vel = vel_.view();
-            auto mass = mass_.cview();
-            auto force = force_.cview();
-            exec_.parallel_for(size(), FS_LAMBDA(int i) {
-                vel[i] += (h / mass[i]) * force[i] + dv;
-                pos[i] += h * vel[i];
-            });
+            pair_forces(c);
+            contact_sums_and_move(c, h, dv, k == c.substeps - 1);
         }
         auto partner = partner_.view();
         exec_.parallel_for(size(), FS_LAMBDA(int i) { partner[i] = -1; });
@@ -260,6 +252,14 @@ public:
         const bool same = list_valid_ && list_diameter_ == c.diameter &&
                           list_boundary_ == c.boundary && list_detector_ == c.detector;
         if (same && max_moved2() <= 0.25 * list_skin_ * list_skin_) return;
+        if (c.boundary == kPeriodic) {
+            // The sub-steps may have carried a particle across the border since the last step's
+            // wrap; the grid would clamp it into the cell on the far side from its neighbours
+            // there, and the list would lose pairs on one side only (their two ends would no
+            // longer list each other).
+            auto pos = pos_.view();
+            exec_.parallel_for(size(), FS_LAMBDA(int i) { wrap_into_box(pos[i]); });
+        }
         if (c.detector == kGrid) {
             sort_by_cell(c);
             remember_positions();
@@ -277,6 +277,12 @@ public:
         list_detector_ = c.detector;
     }
 
+    // Particles a task of the contact loops takes: a particle's work (its listed pairs) costs far
+    // more than a loop's overhead, and the heap's particles have many more pairs than the falling
+    // ones, so the threads take small chunks in turn rather than halves of the array (measured on
+    // `default`, 2 threads: the halves left a thread waiting for a quarter of the step).
+    static constexpr int kContactChunk = 64;
+
     template <class Neighbors>
     void build_contact_list(const Neighbors nb, const Config& c) {
         const int n = size();
@@ -285,25 +291,61 @@ public:
         const double reach2 = reach * reach;
         auto seen = pos_seen_.cview();
         auto count = list_start_.resized(static_cast<std::size_t>(n) + 1);
-        exec_.parallel_for(n + 1, FS_LAMBDA(int i) {
-            int k = 0;
+        auto upper = pair_start_.resized(static_cast<std::size_t>(n) + 1);
+        exec_.parallel_chunks(n + 1, kContactChunk, FS_LAMBDA(int i) {
+            int k = 0, above = 0;
             if (i < n) nb.for_each(i, [&](int j) {
                 const dvec2 r = separation(seen[i], seen[j], periodic);
-                k += r.x * r.x + r.y * r.y < reach2;
+                const bool in = r.x * r.x + r.y * r.y < reach2;
+                k += in;
+                above += in && j > i;
             });
             count[i] = k;
+            upper[i] = above;
         });
         exec_.exclusive_scan(View<const int>(count), count);
-        int total = 0;
-        mem_copy(&total, MemorySpace::Host, count.data + n, kSpace, sizeof(int));
+        exec_.exclusive_scan(View<const int>(upper), upper);
+        int total[2] = {0, 0};
+        mem_copy(&total[0], MemorySpace::Host, count.data + n, kSpace, sizeof(int));
+        mem_copy(&total[1], MemorySpace::Host, upper.data + n, kSpace, sizeof(int));
         auto start = list_start_.cview();
-        auto list = list_.resized(static_cast<std::size_t>(total));
-        exec_.parallel_for(n, FS_LAMBDA(int i) {
+        auto list = list_.resized(static_cast<std::size_t>(total[0]));
+        exec_.parallel_chunks(n, kContactChunk, FS_LAMBDA(int i) {
             int k = start[i];
             nb.for_each(i, [&](int j) {
                 const dvec2 r = separation(seen[i], seen[j], periodic);
                 if (r.x * r.x + r.y * r.y < reach2) list[k++] = j;
             });
+        });
+        // Each listed pair once (pair_a_, pair_b_: ordered by id, as pair_force wants them), and
+        // for each entry of the list the pair it names and which end of it the particle is
+        // (slot_: 2 p + 1 where the particle is b, on which the pair's force acts, 2 p where it
+        // is a). The list is symmetric (j lists i exactly when i lists j: the same distance test
+        // on the same positions), so the pair (j, i) of an entry with j < i is among j's.
+        auto pstart = pair_start_.cview();
+        auto id = id_.cview();
+        auto pa = pair_a_.resized(static_cast<std::size_t>(total[1]));
+        auto pb = pair_b_.resized(static_cast<std::size_t>(total[1]));
+        auto slot = slot_.resized(static_cast<std::size_t>(total[0]));
+        pair_q_.resized(static_cast<std::size_t>(total[1]));
+        exec_.parallel_chunks(n, kContactChunk, FS_LAMBDA(int i) {
+            int p = pstart[i];
+            for (int k = start[i]; k < start[i + 1]; ++k) {
+                const int j = list[k];
+                const bool i_first = id[i] < id[j];
+                if (j > i) {
+                    pa[p] = i_first ? i : j;
+                    pb[p] = i_first ? j : i;
+                    slot[k] = 2 * p + (i_first ? 0 : 1);
+                    ++p;
+                } else {
+                    int q = pstart[j], m = start[j];
+                    for (; m < start[j + 1] && list[m] != i; ++m) q += list[m] > j;
+                    // (Not found only where a position is not finite, which the step reports:
+                    // the entry is left out rather than read out of range.)
+                    slot[k] = m < start[j + 1] ? 2 * q + (i_first ? 0 : 1) : -1;
+                }
+            }
         });
     }
 
@@ -320,52 +362,73 @@ public:
             Largest{});
     }
 
-    // force[i]: the sum of i's contact forces (pairs in fixed point, to_quanta; walls added
-    // after). Also the pairs tested, the overlapping pairs, and i's deepest overlap.
-    void contact_forces(const Config& c) {
+    // Each listed pair's contact force once (pair_force, in fixed point: to_quanta), and its
+    // overlap (0 when apart). Once a pair, not once each end: the force is half the work of a
+    // sub-step, and both ends apply the same quanta with opposite signs.
+    void pair_forces(const Config& c) {
         auto pos = pos_.cview();
         auto vel = vel_.cview();
         auto mass = mass_.cview();
-        auto id = id_.cview();
+        auto pa = pair_a_.cview();
+        auto pb = pair_b_.cview();
+        auto q = pair_q_.view();
+        const bool periodic = c.boundary == kPeriodic;
+        const double scale = c.force_scale;
+        exec_.parallel_for(static_cast<int>(pair_q_.size()), FS_LAMBDA(int p) {
+            const int a = pa[p], b = pb[p];
+            double ov;
+            const dvec2 f = pair_force(separation(pos[a], pos[b], periodic), vel[b] - vel[a], mass[a], mass[b], c, ov);
+            q[p] = PairQuanta{to_quanta(f.x, scale), to_quanta(f.y, scale), ov};
+        });
+    }
+
+    // Each particle's contact force (its pairs' quanta summed: exact, in any order; the wall's
+    // added after), then a sub-step of h: v += h F/m + h g, x += h v (semi-implicit Euler).
+    // With `report` (the step's last sub-step, whose contacts the stats give), also the pairs
+    // tested, the overlapping pairs (each counted at its a end), and the deepest overlap.
+    void contact_sums_and_move(const Config& c, double h, dvec2 dv, bool report) {
+        auto pos = pos_.view();
+        auto vel = vel_.view();
+        auto mass = mass_.cview();
         auto start = list_start_.cview();
-        auto list = list_.cview();
-        auto force = force_.view();
+        auto slot = slot_.cview();
+        auto q = pair_q_.cview();
         auto tests = tests_.view();
         auto contacts = contacts_.view();
         auto overlap = overlap_.view();
-        const bool periodic = c.boundary == kPeriodic;
         const bool walls = c.boundary == kWalls;
         const double scale = c.force_scale;
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             long long qx = 0, qy = 0;
-            int touching = 0;
-            double deepest = 0.0;
             for (int k = start[i]; k < start[i + 1]; ++k) {
-                const int j = list[k];
-                // The pair's force is computed from (a, b) ordered by id, so both particles
-                // compute the same bits and apply them with opposite signs.
-                const bool i_first = id[i] < id[j];
-                const int a = i_first ? i : j, b = i_first ? j : i;
-                double ov;
-                const dvec2 f = pair_force(separation(pos[a], pos[b], periodic), vel[b] - vel[a],
-                                           mass[a], mass[b], c, ov);
-                if (ov <= 0.0) continue;
-                const long long fx = to_quanta(f.x, scale), fy = to_quanta(f.y, scale);
-                qx += i_first ? -fx : fx;  // f acts on b; a feels -f
-                qy += i_first ? -fy : fy;
-                touching += i_first;
-                deepest = ov > deepest ? ov : deepest;
+                const int s = slot[k];
+                if (s < 0) continue;
+                const PairQuanta& pq = q[s >> 1];
+                const long long sign = (s & 1) ? 1 : -1;  // the force acts on b; a feels its opposite
+                qx += sign * pq.x;
+                qy += sign * pq.y;
             }
-            dvec2 total(static_cast<double>(qx) / scale, static_cast<double>(qy) / scale);
-            if (walls) {
-                double ov;
-                total += wall_force(pos[i], vel[i], mass[i], c, ov);
-                deepest = ov > deepest ? ov : deepest;
+            dvec2 force(static_cast<double>(qx) / scale, static_cast<double>(qy) / scale);
+            const double m = mass[i];
+            double wall_overlap = 0.0;
+            if (walls) force += wall_force(pos[i], vel[i], m, c, wall_overlap);
+            if (report) {
+                int touching = 0;
+                double deepest = wall_overlap;
+                for (int k = start[i]; k < start[i + 1]; ++k) {
+                    const int s = slot[k];
+                    if (s < 0) continue;
+                    const double ov = q[s >> 1].overlap;
+                    touching += (s & 1) == 0 && ov > 0.0;
+                    deepest = ov > deepest ? ov : deepest;
+                }
+                tests[i] = start[i + 1] - start[i];
+                contacts[i] = touching;
+                overlap[i] = deepest;
             }
-            force[i] = total;
-            tests[i] = start[i + 1] - start[i];
-            contacts[i] = touching;
-            overlap[i] = deepest;
+            const dvec2 v = vel[i] + ((h / m) * force + dv);  // as v += h F/m + h g
+            vel[i] = v;
+            pos[i] += h * v;
         });
     }
 
@@ -461,8 +524,13 @@ private:
     // Soft contact: where the contact list saw each particle, and the contact force on it; the
     // list (particle i's neighbours are list_[list_start_[i] .. list_start_[i + 1])) and what
     // it was made for.
-    Buffer<dvec2> pos_seen_{kSpace}, force_{kSpace};
+    Buffer<dvec2> pos_seen_{kSpace};
     Buffer<int> list_start_{kSpace}, list_{kSpace};
+    // The list's pairs once each (a, b ordered by id), where each particle's start among those
+    // it is the lower index of, each list entry's pair and end (build_contact_list), and each
+    // pair's force in the current sub-step (pair_forces).
+    Buffer<int> pair_start_{kSpace}, pair_a_{kSpace}, pair_b_{kSpace}, slot_{kSpace};
+    Buffer<PairQuanta> pair_q_{kSpace};
     bool list_valid_ = false;
     double list_skin_ = 0.0, list_diameter_ = 0.0;
     int list_boundary_ = -1, list_detector_ = -1;

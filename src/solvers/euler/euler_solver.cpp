@@ -161,7 +161,9 @@ Config EulerSolver::config() const {
         // each of the 15 sub-steps test fewer pairs and the list be remade more often. Measured
         // on `default` (600 steps, 2 threads): 3 tau v, 72 000 pairs in the list, 11.8 ms a step;
         // 2 tau v 9.4 ms; tau v, 18 000 pairs, 6.6 ms; 0.7 tau v 6.1 ms (the remaking's share
-        // grows); the heap the same to the last bit in every case.
+        // grows); the heap the same to the last bit in every case. With each pair's force once
+        // (euler_pipeline.hpp, steps 101-400): 0.7 and 1 tau v 2.5 ms, 1.3 tau v 3.3 ms; a skin
+        // per particle from its own speed (the heap's thinner) 2.45-2.9 ms: not kept.
         const double speed = max_speed_ + c.tau * std::sqrt(glm::dot(c.gravity, c.gravity));
         c.skin = std::max(0.1 * c.diameter, c.tau * speed);
         c.skin = std::min(c.skin, 0.25);
