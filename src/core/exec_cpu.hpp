@@ -1,8 +1,8 @@
 // The CPU executor: the loop and the collective operations of the CPU backend (OpenMP).
 //
 // Determinism: every result is independent of the number of threads. Loops write disjoint
-// outputs; reductions and scans cut the range into fixed blocks (kBlock elements, whatever the
-// thread count), reduce each block serially, then join the block results in block order.
+// outputs; reductions and scans cut the range into fixed blocks (kReduceBlock and kBlock
+// elements, whatever the thread count), reduce each block serially, then join the block results in block order.
 #pragma once
 
 #include <algorithm>
@@ -23,14 +23,17 @@ public:
     static constexpr Backend backend = Backend::Cpu;
     static constexpr MemorySpace space = MemorySpace::Host;
     static constexpr int kBlock = 1 << 14;
+    // A reduction's blocks: small enough that a 2D scene's few thousand particles make several
+    // (at kBlock, one: the SPH solves' Jacobi updates, half of each iteration, ran on one core).
+    static constexpr int kReduceBlock = 512;
 
     // Loops shorter than this run on the calling thread: starting a team and meeting at its
-    // barrier (a few microseconds) costs more than they do (multigrid's coarse levels issue many
-    // such loops). 4096 before: it kept the 2D scenes' loops, a few thousand particles of
-    // ~100 ns each, on one core (sph_hydrostatic 0.64x -> 1.0x real time, ot_tutorial 0.47x ->
-    // 0.6x at 256). On a busy machine, where a barrier waits a time slice for a descheduled
-    // thread, the thread governor steps on fewer threads (thread_governor.hpp).
-    static constexpr int kSerialBelow = 256;
+    // barrier costs more than they do (multigrid's coarse levels issue many such loops, and a
+    // barrier waiting on a descheduled thread costs a whole time slice on a busy machine:
+    // measured, the OT lesson beside two busy loops took 42 s at 2048 against 9 s at 4096).
+    // Loops whose items are costly (the soft contacts' particles) use parallel_chunks, which
+    // shares any count.
+    static constexpr int kSerialBelow = 4096;
 
     // A fixed sequence of launches replayed as one (CudaExec::replay); on the CPU there is no
     // launch overhead to save, and body() simply runs.
@@ -71,13 +74,13 @@ public:
     // associative (for floats: associative up to rounding, and the rounding is reproducible).
     template <class T, class Map, class Op>
     T transform_reduce(int n, T init, const Map& map, const Op& op) {
-        const int blocks = (n + kBlock - 1) / kBlock;
+        const int blocks = (n + kReduceBlock - 1) / kReduceBlock;
         T* partial = scratch<T>(static_cast<std::size_t>(blocks));
-#pragma omp parallel for schedule(static) if (blocks > 1) num_threads(loop_threads())
+#pragma omp parallel for schedule(static) if (n >= kSerialBelow && blocks > 1) num_threads(loop_threads())
         for (int b = 0; b < blocks; ++b) {
-            const int end = std::min(n, (b + 1) * kBlock);
-            T acc = map(b * kBlock);
-            for (int i = b * kBlock + 1; i < end; ++i) acc = op(acc, map(i));
+            const int end = std::min(n, (b + 1) * kReduceBlock);
+            T acc = map(b * kReduceBlock);
+            for (int i = b * kReduceBlock + 1; i < end; ++i) acc = op(acc, map(i));
             new (partial + b) T(acc);
         }
         T result = init;

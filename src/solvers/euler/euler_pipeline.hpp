@@ -398,7 +398,7 @@ public:
         auto overlap = overlap_.view();
         const bool walls = c.boundary == kWalls;
         const double scale = c.force_scale;
-        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+        exec_.parallel_chunks(size(), 4 * kContactChunk, FS_LAMBDA(int i) {
             long long qx = 0, qy = 0;
             for (int k = start[i]; k < start[i + 1]; ++k) {
                 const int s = slot[k];
