@@ -173,9 +173,13 @@ Config EulerSolver::config() const {
     // At most two cells a particle (make_grid), or one where the CPU's eight-lane partner search
     // runs (euler_simd.hpp): its cost hardly grows with a run's length while the grid's fill of
     // its cell ranges halves (the gas at N = 1e6, 1 thread: grid_build 22.9 -> 19.5 ms, collide
-    // the same; the scalar loop measured slower so: collide 43 -> 50 ms).
+    // the same; the scalar loop measured slower so: collide 43 -> 50 ms). Soft contact searches
+    // the 3x3 block of reach-wide cells (9 reach^2 of candidates against 16), as its list is
+    // remade about twice a step: `default` 2.3 -> 2.0-2.1 ms a step (steps 101-400, 2 threads),
+    // the same forces (the list's extent changes none).
     const bool lanes = backend() == Backend::Cpu && c.contact == kImpulse && simd::available();
-    c.grid = grid::make_grid({0.0, 0.0}, {1.0, 1.0}, reach, lanes ? particle_count() / 2 : particle_count());
+    c.grid = grid::make_grid({0.0, 0.0}, {1.0, 1.0}, reach, lanes ? particle_count() / 2 : particle_count(),
+                             c.contact == kSoft ? 3 : 2);
     return c;
 }
 
