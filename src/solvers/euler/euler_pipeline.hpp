@@ -283,6 +283,10 @@ public:
     // `default`, 2 threads: the halves left a thread waiting for a quarter of the step).
     static constexpr int kContactChunk = 64;
 
+    // The contact list in rows of row_ entries, one a particle (list_count_ says how many of its
+    // row hold neighbours): one search of the grid fills them (a list packed end to end needs a
+    // second, to place each particle's after the counts are known: a tenth of `default`'s step).
+    // A row too short for a particle's neighbours widens them all and the search runs again.
     template <class Neighbors>
     void build_contact_list(const Neighbors nb, const Config& c) {
         const int n = size();
@@ -290,47 +294,48 @@ public:
         const double reach = c.diameter + c.skin;
         const double reach2 = reach * reach;
         auto seen = pos_seen_.cview();
-        auto count = list_start_.resized(static_cast<std::size_t>(n) + 1);
+        auto count = list_count_.resized(static_cast<std::size_t>(n));
         auto upper = pair_start_.resized(static_cast<std::size_t>(n) + 1);
-        exec_.parallel_chunks(n + 1, kContactChunk, FS_LAMBDA(int i) {
-            int k = 0, above = 0;
-            if (i < n) nb.for_each(i, [&](int j) {
-                const dvec2 r = separation(seen[i], seen[j], periodic);
-                const bool in = r.x * r.x + r.y * r.y < reach2;
-                k += in;
-                above += in && j > i;
+        for (;;) {
+            const int row = row_;
+            auto list = list_.resized(static_cast<std::size_t>(n) * static_cast<std::size_t>(row));
+            exec_.parallel_chunks(n + 1, kContactChunk, FS_LAMBDA(int i) {
+                int k = 0, above = 0;
+                if (i < n) nb.for_each(i, [&](int j) {
+                    const dvec2 r = separation(seen[i], seen[j], periodic);
+                    if (r.x * r.x + r.y * r.y < reach2) {
+                        if (k < row) list[static_cast<long long>(i) * row + k] = j;
+                        ++k;
+                        above += j > i;
+                    }
+                });
+                if (i < n) count[i] = k;
+                upper[i] = above;
             });
-            count[i] = k;
-            upper[i] = above;
-        });
-        exec_.exclusive_scan(View<const int>(count), count);
+            const int most = exec_.transform_reduce(n, 0, FS_LAMBDA(int i) { return count[i]; }, Largest{});
+            if (most <= row) break;
+            row_ = most + most / 4 + 1;
+        }
         exec_.exclusive_scan(View<const int>(upper), upper);
-        int total[2] = {0, 0};
-        mem_copy(&total[0], MemorySpace::Host, count.data + n, kSpace, sizeof(int));
-        mem_copy(&total[1], MemorySpace::Host, upper.data + n, kSpace, sizeof(int));
-        auto start = list_start_.cview();
-        auto list = list_.resized(static_cast<std::size_t>(total[0]));
-        exec_.parallel_chunks(n, kContactChunk, FS_LAMBDA(int i) {
-            int k = start[i];
-            nb.for_each(i, [&](int j) {
-                const dvec2 r = separation(seen[i], seen[j], periodic);
-                if (r.x * r.x + r.y * r.y < reach2) list[k++] = j;
-            });
-        });
+        int pairs = 0;
+        mem_copy(&pairs, MemorySpace::Host, upper.data + n, kSpace, sizeof(int));
         // Each listed pair once (pair_a_, pair_b_: ordered by id, as pair_force wants them), and
         // for each entry of the list the pair it names and which end of it the particle is
         // (slot_: 2 p + 1 where the particle is b, on which the pair's force acts, 2 p where it
         // is a). The list is symmetric (j lists i exactly when i lists j: the same distance test
         // on the same positions), so the pair (j, i) of an entry with j < i is among j's.
+        const int row = row_;
+        auto list = list_.cview();
         auto pstart = pair_start_.cview();
         auto id = id_.cview();
-        auto pa = pair_a_.resized(static_cast<std::size_t>(total[1]));
-        auto pb = pair_b_.resized(static_cast<std::size_t>(total[1]));
-        auto slot = slot_.resized(static_cast<std::size_t>(total[0]));
-        pair_q_.resized(static_cast<std::size_t>(total[1]));
+        auto pa = pair_a_.resized(static_cast<std::size_t>(pairs));
+        auto pb = pair_b_.resized(static_cast<std::size_t>(pairs));
+        auto slot = slot_.resized(static_cast<std::size_t>(n) * static_cast<std::size_t>(row));
+        pair_q_.resized(static_cast<std::size_t>(pairs));
         exec_.parallel_chunks(n, kContactChunk, FS_LAMBDA(int i) {
             int p = pstart[i];
-            for (int k = start[i]; k < start[i + 1]; ++k) {
+            const long long first = static_cast<long long>(i) * row;
+            for (long long k = first; k < first + count[i]; ++k) {
                 const int j = list[k];
                 const bool i_first = id[i] < id[j];
                 if (j > i) {
@@ -339,11 +344,13 @@ public:
                     slot[k] = 2 * p + (i_first ? 0 : 1);
                     ++p;
                 } else {
-                    int q = pstart[j], m = start[j];
-                    for (; m < start[j + 1] && list[m] != i; ++m) q += list[m] > j;
+                    const long long jf = static_cast<long long>(j) * row, jend = jf + count[j];
+                    int q = pstart[j];
+                    long long m = jf;
+                    for (; m < jend && list[m] != i; ++m) q += list[m] > j;
                     // (Not found only where a position is not finite, which the step reports:
                     // the entry is left out rather than read out of range.)
-                    slot[k] = m < start[j + 1] ? 2 * q + (i_first ? 0 : 1) : -1;
+                    slot[k] = m < jend ? 2 * q + (i_first ? 0 : 1) : -1;
                 }
             }
         });
@@ -390,9 +397,10 @@ public:
         auto pos = pos_.view();
         auto vel = vel_.view();
         auto mass = mass_.cview();
-        auto start = list_start_.cview();
+        auto count = list_count_.cview();
         auto slot = slot_.cview();
         auto q = pair_q_.cview();
+        const int row = row_;
         auto tests = tests_.view();
         auto contacts = contacts_.view();
         auto overlap = overlap_.view();
@@ -400,7 +408,8 @@ public:
         const double scale = c.force_scale;
         exec_.parallel_chunks(size(), 4 * kContactChunk, FS_LAMBDA(int i) {
             long long qx = 0, qy = 0;
-            for (int k = start[i]; k < start[i + 1]; ++k) {
+            const long long first = static_cast<long long>(i) * row, end = first + count[i];
+            for (long long k = first; k < end; ++k) {
                 const int s = slot[k];
                 if (s < 0) continue;
                 const PairQuanta& pq = q[s >> 1];
@@ -415,14 +424,14 @@ public:
             if (report) {
                 int touching = 0;
                 double deepest = wall_overlap;
-                for (int k = start[i]; k < start[i + 1]; ++k) {
+                for (long long k = first; k < end; ++k) {
                     const int s = slot[k];
                     if (s < 0) continue;
                     const double ov = q[s >> 1].overlap;
                     touching += (s & 1) == 0 && ov > 0.0;
                     deepest = ov > deepest ? ov : deepest;
                 }
-                tests[i] = start[i + 1] - start[i];
+                tests[i] = count[i];
                 contacts[i] = touching;
                 overlap[i] = deepest;
             }
@@ -522,10 +531,11 @@ private:
     // Second copies: grid_build's reordered arrays.
     Buffer<dvec2> vel_new_{kSpace}, pos_alt_{kSpace};
     // Soft contact: where the contact list saw each particle, and the contact force on it; the
-    // list (particle i's neighbours are list_[list_start_[i] .. list_start_[i + 1])) and what
+    // list (particle i's neighbours are list_[i row_ .. i row_ + list_count_[i])) and what
     // it was made for.
     Buffer<dvec2> pos_seen_{kSpace};
-    Buffer<int> list_start_{kSpace}, list_{kSpace};
+    Buffer<int> list_count_{kSpace}, list_{kSpace};
+    int row_ = 16;
     // The list's pairs once each (a, b ordered by id), where each particle's start among those
     // it is the lower index of, each list entry's pair and end (build_contact_list), and each
     // pair's force in the current sub-step (pair_forces).

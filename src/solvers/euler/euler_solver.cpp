@@ -155,17 +155,19 @@ Config EulerSolver::config() const {
         const double n = std::ceil(c.tau * omega / 0.2);
         c.substeps = static_cast<int>(std::clamp(n, 1.0, 1000.0));
         // The grid looks d + skin far, so that it serves the sub-steps until a particle has
-        // moved skin/2 (then it is rebuilt): half a step at the last step's top speed (plus this
-        // step's gravity kick), and never under a tenth of d. Any skin gives the same forces (the
+        // moved skin/2 (then it is rebuilt): 0.4 of a step at the last step's top speed (plus
+        // this step's gravity kick), and never under a tenth of d. Any skin gives the same forces (the
         // list only has to hold every pair that can touch before it is remade); a thin one makes
         // each of the 15 sub-steps test fewer pairs and the list be remade more often. Measured
         // on `default` (600 steps, 2 threads): 3 tau v, 72 000 pairs in the list, 11.8 ms a step;
         // 2 tau v 9.4 ms; tau v, 18 000 pairs, 6.6 ms; 0.7 tau v 6.1 ms (the remaking's share
         // grows); the heap the same to the last bit in every case. With each pair's force once
         // (euler_pipeline.hpp, steps 101-400): 0.7 and 1 tau v 2.5 ms, 1.3 tau v 3.3 ms; a skin
-        // per particle from its own speed (the heap's thinner) 2.45-2.9 ms: not kept.
+        // per particle from its own speed (the heap's thinner) 2.45-2.9 ms: not kept. With the
+        // list filled in one search (steps 101-200): 0.6 and 0.8 tau v 1.86 ms, tau v 2.1 ms,
+        // 1.2 tau v 2.3 ms; over steps 1-600, 0.7 / 0.8 / 1 tau v: 1.77 / 1.67 / 1.73 ms.
         const double speed = max_speed_ + c.tau * std::sqrt(glm::dot(c.gravity, c.gravity));
-        c.skin = std::max(0.1 * c.diameter, c.tau * speed);
+        c.skin = std::max(0.1 * c.diameter, 0.8 * c.tau * speed);
         c.skin = std::min(c.skin, 0.25);
         reach += c.skin;
         c.force_scale = 1099511627776.0 / (c.stiffness * c.diameter);  // 2^40 / (k d)
