@@ -192,9 +192,12 @@ Config EulerSolver::config() const {
 // there. Past the bound a step would take minutes: at collision_distance 0.5 the 100 000 disks of
 // euler_gas made 1e10 tests a step, and two steps gave no answer in a minute.
 void EulerSolver::check_params() const {
-    // About 180 bytes a particle: the state, its sort copies, partners, the grid's sort, the host copy.
-    check_memory("n_particles", std::to_string(s_.n_particles) + " particles", 180.0 * static_cast<double>(s_.n_particles),
-                 backend());
+    // About 180 bytes a particle: the state, its sort copies, partners, the grid's sort, the host
+    // copy; soft contact about 300 more: rows of 16 or more list entries and their slots (4 bytes
+    // each), and each pair's ends and force (euler_pipeline.hpp, build_contact_list).
+    const double per_particle = s_.contact == kSoft && s_.collisions ? 480.0 : 180.0;
+    check_memory("n_particles", std::to_string(s_.n_particles) + " particles",
+                 per_particle * static_cast<double>(s_.n_particles), backend());
     if (!s_.collisions) return;
     const double n = static_cast<double>(s_.n_particles);
     const double d = s_.collision_distance;
