@@ -137,6 +137,8 @@ public:
         });
     }
 
+    static constexpr int kCellChunk = 16;
+
     // Every cell at weights `w`: area, centroid, second moment about its particle, and the
     // Hessian's row (the neighbours across its edges and their weights). Returns the number of
     // cells that overflowed.
@@ -153,9 +155,10 @@ public:
         auto pos = pos_.cview();
         const Config cc = c;
         auto overflow = overflow_.view();
-        // A loop, then a sum of the flags: the reductions run one block of 2^14 per thread, and
-        // the cells are the step's main cost at any size.
-        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+        // A loop, then a sum of the flags. In chunks: a cell costs microseconds, so a 2D scene's
+        // thousand or so share the cores (a plain loop of fewer than CpuExec::kSerialBelow runs on
+        // one).
+        exec_.parallel_chunks(size(), kCellChunk, FS_LAMBDA(int i) {
                 Poly p;
                 int tests = 0;
                 const bool ok = search.cell(i, cc, p, tests);
