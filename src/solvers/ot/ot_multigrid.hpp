@@ -69,11 +69,11 @@ public:
     static constexpr double kOmega = 0.7;     // Jacobi's damping
     static constexpr int kCoarsest = 64;      // unknowns of the level solved directly
 
-    // The fine matrix: rows of at most kMaxEdges (neighbour, weight) pairs, a diagonal part, and
-    // each particle's search-grid cell.
+    // The fine matrix: row i's edges[i] (neighbour, weight) pairs packed end to end from
+    // start[i] (Pipeline::pack_rows), a diagonal part, and each particle's search-grid cell.
     struct Fine {
         int n = 0;
-        View<const int> edges, nbr;
+        View<const int> start, edges, nbr;
         View<const double> coef, self;
         double shift = 0.0;
         grid::Grid2 grid;
@@ -110,7 +110,7 @@ public:
             const Fine ff = f;
             exec.parallel_for(f.n, FS_LAMBDA(int i) {
                 double d = ff.shift + ff.self[i];
-                for (int e = 0; e < ff.edges[i]; ++e) d += ff.coef[i * kMaxEdges + e];
+                for (int e = 0; e < ff.edges[i]; ++e) d += ff.coef[ff.start[i] + e];
                 diag[i] = d > 0.0 ? d : 1.0;
             });
         }
@@ -134,11 +134,11 @@ public:
                             const int i = ff.order[s];
                             dd += ff.shift + ff.self[i];
                             for (int e = 0; e < ff.edges[i]; ++e) {
-                                const dvec2 pj = ff.pos[ff.nbr[i * kMaxEdges + e]];
+                                const dvec2 pj = ff.pos[ff.nbr[ff.start[i] + e]];
                                 const int dx = ff.grid.cx(pj.x) / 2 - X, dy = ff.grid.cy(pj.y) / 2 - Y;
                                 if (dx == 0 && dy == 0) continue;  // inside the block
                                 if (dx < -1 || dx > 1 || dy < -1 || dy > 1) continue;  // left out
-                                ww[neighbour_index(dx, dy)] += ff.coef[i * kMaxEdges + e];
+                                ww[neighbour_index(dx, dy)] += ff.coef[ff.start[i] + e];
                             }
                         }
                     }
@@ -331,7 +331,7 @@ public:
         const double om = kOmega;
         exec.parallel_for(f.n, FS_LAMBDA(int i) {
             double az = (f.shift + f.self[i]) * z[i];
-            for (int e = 0; e < f.edges[i]; ++e) az += f.coef[i * kMaxEdges + e] * (z[i] - z[f.nbr[i * kMaxEdges + e]]);
+            for (int e = 0; e < f.edges[i]; ++e) az += f.coef[f.start[i] + e] * (z[i] - z[f.nbr[f.start[i] + e]]);
             t[i] = z[i] + om * (r[i] - az) / diag[i];
         });
         exec.parallel_for(f.n, FS_LAMBDA(int i) { z[i] = t[i]; });
@@ -342,7 +342,7 @@ public:
         auto res = fine_r_.view();
         exec.parallel_for(f.n, FS_LAMBDA(int i) {
             double az = (f.shift + f.self[i]) * z[i];
-            for (int e = 0; e < f.edges[i]; ++e) az += f.coef[i * kMaxEdges + e] * (z[i] - z[f.nbr[i * kMaxEdges + e]]);
+            for (int e = 0; e < f.edges[i]; ++e) az += f.coef[f.start[i] + e] * (z[i] - z[f.nbr[f.start[i] + e]]);
             res[i] = r[i] - az;
         });
     }
