@@ -235,15 +235,20 @@ struct CellSearch {
         const int cx = grid.cx(xi.x), cy = grid.cy(xi.y);
         const double width = fmin(1.0 / grid.inv_cell.x, 1.0 / grid.inv_cell.y);
         const int rings = grid.nx > grid.ny ? grid.nx : grid.ny;
+        // The cell's reach: every vertex lies within sqrt(R2) of x_i (kept as the cuts shrink it).
+        auto reach2 = [&] {
+            double m = 0.0;
+            for (int k = 0; k < cur->n; ++k) {
+                const dvec2 d = cur->v[k] - xi;
+                m = fmax(m, d.x * d.x + d.y * d.y);
+            }
+            return m;
+        };
+        double R2 = reach2();
         tests = 0;
         for (int ring = 0; ring <= rings; ++ring) {
             // Everything not yet visited lies at least (ring - 1) widths from x_i.
             if (ring >= 2) {
-                double R2 = 0.0;
-                for (int k = 0; k < cur->n; ++k) {
-                    const dvec2 d = cur->v[k] - xi;
-                    R2 = fmax(R2, d.x * d.x + d.y * d.y);
-                }
                 const double R = sqrt(R2);
                 if ((ring - 1) * width >= R + sqrt(R2 + fmax(0.0, c.weight_max - wi))) break;
             }
@@ -268,6 +273,13 @@ struct CellSearch {
                                 }
                                 continue;
                             }
+                            // Over the disk |y - x_i| <= R, a.y - b is at most -r^2 + 2 r R + w_j - w_i
+                            // (r = |x_j - x_i|): where that is below zero, with a margin far above
+                            // the rounding, j cannot cut, and the pass over the vertices is spared
+                            // (most candidates; the polygon is the same to the bit).
+                            const double r2 = 0.25 * (a.x * a.x + a.y * a.y);
+                            const double gap = r2 + wi - weight[j];
+                            if (gap > 0.0 && gap * gap > 4.0 * r2 * R2 * (1.0 + 1e-9)) continue;
                             const double b = (xj.x * xj.x + xj.y * xj.y) - (xi.x * xi.x + xi.y * xi.y) + wi - weight[j];
                             bool cut = false;
                             if (!clip(*cur, a, b, j, *other, cut)) return false;
@@ -276,6 +288,7 @@ struct CellSearch {
                                 cur = other;
                                 other = t;
                                 if (cur->n == 0) return true;
+                                R2 = reach2();
                             }
                         }
                     }
