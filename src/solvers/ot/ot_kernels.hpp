@@ -210,6 +210,39 @@ struct CellSearch {
         return ok;
     }
 
+    // The largest w_j - |x_i - x_j|^2 over the other particles: cell i holds x_i itself (so is
+    // not empty) when w_i exceeds it, since the power distances at x_i are then -w_i against
+    // |x_i - x_j|^2 - w_j. Only particles within sqrt(max w - w_i) of x_i can reach w_i, so the
+    // rings stop there. -1e300 where none can.
+    FS_HDI double dominance(int i, double weight_max) const {
+        const dvec2 xi = pos[i];
+        const double wi = weight[i];
+        const int cx = grid.cx(xi.x), cy = grid.cy(xi.y);
+        const double width = fmin(1.0 / grid.inv_cell.x, 1.0 / grid.inv_cell.y);
+        const int rings = grid.nx > grid.ny ? grid.nx : grid.ny;
+        const double reach = sqrt(fmax(0.0, weight_max - wi));
+        double best = -1e300;
+        for (int ring = 0; ring <= rings && (ring - 1) * width < reach; ++ring) {
+            for (int y = cy - ring; y <= cy + ring; ++y) {
+                if (y < 0 || y >= grid.ny) continue;
+                const bool edge_row = y == cy - ring || y == cy + ring;
+                for (int x = cx - ring; x <= cx + ring; x += edge_row ? 1 : 2 * ring) {
+                    if (x >= 0 && x < grid.nx) {
+                        const int g = y * grid.nx + x;
+                        for (int s = cell_start[g]; s < cell_start[g + 1]; ++s) {
+                            const int j = order[s];
+                            if (j == i) continue;
+                            const dvec2 d = pos[j] - xi;
+                            best = fmax(best, weight[j] - (d.x * d.x + d.y * d.y));
+                        }
+                    }
+                    if (ring == 0) break;
+                }
+            }
+        }
+        return best;
+    }
+
     FS_HDI bool cell_into(int i, const Config& c, Poly*& cur, Poly*& other, int& tests) const {
         Poly& p0 = *cur;
         const dvec2 xi = pos[i];
