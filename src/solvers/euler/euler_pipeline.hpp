@@ -205,7 +205,9 @@ public:
         if constexpr (std::is_same_v<Neighbors, grid::Neighbors2>) {
             if (simd_) {  // euler_simd.hpp, kLaneBlock particles at a time
                 const int n = size();
-                exec_.parallel_for((n + kLaneBlock - 1) / kLaneBlock, [=](int b) {
+                // Blocks as tasks: fewer than CpuExec::kSerialBelow of them (10^5 particles make
+                // 1 563) would run on one core.
+                exec_.parallel_tasks((n + kLaneBlock - 1) / kLaneBlock, [=](int b) {
                     simd::choose_partners(nb, b * kLaneBlock, std::min(n, (b + 1) * kLaneBlock), distance2, periodic,
                                           vel.data, id.data, partner.data, tests.data, contacts.data, overlap.data);
                 });

@@ -133,7 +133,7 @@ public:
 #if defined(FS_SPH_AVX512)
         if (simd_) {  // sph_simd.hpp, kLaneBlock particles at a time
             const int n = size();
-            exec_.parallel_for((n + kLaneBlock - 1) / kLaneBlock, [=](int b) {
+            exec_.parallel_chunks((n + kLaneBlock - 1) / kLaneBlock, kLaneChunk, [=](int b) {
                 simd::density_block(nb, b * kLaneBlock, std::min(n, (b + 1) * kLaneBlock), k, h2, m, list.data, cap,
                                     kind.data, rho.data, count.data);
             });
@@ -288,7 +288,7 @@ public:
 #if defined(FS_SPH_AVX512)
         if (simd_) {  // sph_simd.hpp, kLaneBlock particles at a time
             const int n = size();
-            exec_.parallel_for((n + kLaneBlock - 1) / kLaneBlock, [=](int b) {
+            exec_.parallel_chunks((n + kLaneBlock - 1) / kLaneBlock, kLaneChunk, [=](int b) {
                 simd::acceleration_block(cfg, k, nb, b * kLaneBlock, std::min(n, (b + 1) * kLaneBlock), pos.data,
                                          vel.data, rp.data, kind.data, acc.data);
             });
@@ -530,8 +530,12 @@ public:
 
 private:
     // Particles a call of sph_simd.hpp's stage loops takes (their constants and a cell's runs set
-    // up once for them); few enough that 16 384 particles still make a team's worth of calls.
+    // up once for them).
     static constexpr int kLaneBlock = 4;
+    // Calls a task takes: a block costs a fifth of a microsecond, and a scene of a few thousand
+    // particles (a thousand blocks, under CpuExec::kSerialBelow) ran them all on one core
+    // (sph_hydrostatic's density stage: 0.214 ms on one thread or two).
+    static constexpr int kLaneChunk = 16;
     Exec exec_;
     bool simd_ = kSpace == MemorySpace::Host && simd::available();
     // Particles in cell order after neighbor_search (id_ says who is who).
