@@ -182,6 +182,7 @@ std::vector<BodyShape> VortexSolver::body_shapes() const {
         b.temperature = s_.bodies[k].temperature;
         b.kelvin = -2.0 * st.volume * (st.angular_velocity - st.spin_met);
         b.volume = st.volume;
+        b.held_radius = std::cbrt(3.0 * st.volume / (4.0 * kPi));
         if (s_.body_vorticity) b.held = 2.0 * st.volume * st.spin_met;
     }
     return out;

@@ -261,6 +261,7 @@ struct BodyShape {
     // other half: the fluid holds -2 V Omega), and its volume.
     dvec3 held{0.0};
     double volume = 0.0;
+    double held_radius = 0.0;  // the radius of a ball of that volume, (3 V / (4 pi))^(1/3) (add_held)
 };
 
 // What the body's own vorticity (BodyShape::held) induces at x, as a sphere of the body's
@@ -274,7 +275,7 @@ struct BodyShape {
 FS_HDI void add_held(Induced& acc, const BodyShape& b, dvec3 x, dvec3 w, bool want_stretch, bool want_curl = false) {
     if (b.kind == kNoBody || b.volume <= 0.0 || (b.held.x == 0.0 && b.held.y == 0.0 && b.held.z == 0.0)) return;
     const dvec3 r = x - b.pose.position;
-    const double R = std::cbrt(3.0 * b.volume / (4.0 * kPi));
+    const double R = b.held_radius;  // once a step, not a cube root a particle
     const double r2 = glm::dot(r, r), rr = std::sqrt(r2);
     if (rr < R) {
         const double k = 1.0 / (4.0 * kPi * R * R * R);
