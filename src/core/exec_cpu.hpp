@@ -50,6 +50,17 @@ public:
         for (int i = 0; i < n; ++i) f(i);
     }
 
+    // f(i) for i in [0, n) as parallel_for, each thread one contiguous slice, the same slices
+    // every call (a thread's part of the data stays in its core's cache from one call to the
+    // next), but in parallel from `least` items instead of kSerialBelow: for loops whose items
+    // cost tens of nanoseconds or more and that run many times a step (the SPH solves'
+    // iterations over a few thousand fluid particles).
+    template <class F>
+    void parallel_slices(int n, int least, const F& f) const {
+#pragma omp parallel for schedule(static) if (n >= least) num_threads(loop_threads())
+        for (int i = 0; i < n; ++i) f(i);
+    }
+
     // f(i) for i in [0, n) where each item is a large piece of work (a block of a grid, many
     // particles): in parallel however few there are, handed out one at a time so that empty or
     // light items do not leave a thread idle; the iterations are independent.

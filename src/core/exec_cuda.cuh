@@ -87,6 +87,13 @@ public:
         parallel_for(n, f, file, line);
     }
 
+    // CpuExec's parallel_slices (contiguous slices a thread): on the GPU, a thread an item.
+    template <class F>
+    void parallel_slices(int n, int /*least*/, const F& f, const char* file = __builtin_FILE(),
+                         int line = __builtin_LINE()) const {
+        parallel_for(n, f, file, line);
+    }
+
     // CpuExec's parallel_chunks (costly items in chunks, so that a few still share the CPU's
     // threads): on the GPU, a thread an item.
     template <class F>
