@@ -191,15 +191,17 @@ public:
         const CubicSpline<double> k{c.h};
         const Config cfg = c;
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
-            if (kind[i] != kFluid) {
-                alpha[i] = 0.0;
-                count[i] = 0;
-                sums[i] = dvec2(0.0);
-                push[i] = dvec2(0.0);
-                rho[i] = cfg.rho0;
-                p[i] = 0.0;
-                return;
-            }
+            if (kind[i] == kFluid) return;
+            alpha[i] = 0.0;
+            count[i] = 0;
+            sums[i] = dvec2(0.0);
+            push[i] = dvec2(0.0);
+            rho[i] = cfg.rho0;
+            p[i] = 0.0;
+        });
+        auto fluid = fluid_.cview();
+        exec_.parallel_slices(fluid_count_, kSliceLeast, FS_LAMBDA(int t) {
+            const int i = fluid[t];
             const long long row = static_cast<long long>(i) * cap;
             const DensityAlpha d =
                 dfsph_density(cfg, k, nb, i, pos.data, kind.data, list.data + row, grads.data + row, cap);
