@@ -122,6 +122,31 @@ TEST(CpuExec, ParallelChunksVisitsEveryIndexOnce) {
     fs::set_loop_threads(before);
 }
 
+TEST(CpuExec, ParallelSlicesVisitEveryIndexOnceInContiguousSlices) {
+    // Below and above `least`, on 2 threads: each index once, and each thread one contiguous run
+    // of indices (its slice), the same from call to call.
+    CpuExec exec;
+    const int before = fs::loop_threads();
+    fs::set_loop_threads(2);
+    for (int n : {0, 1, 511, 512, 3001})
+        for (int call = 0; call < 2; ++call) {
+            std::vector<int> hits(static_cast<std::size_t>(n), 0), thread(static_cast<std::size_t>(n), -1);
+            const View<int> h = view_of(hits), t = view_of(thread);
+            exec.parallel_slices(n, 512, [=](int i) {
+                h[i] += i + 1;
+                t[i] = omp_get_thread_num();
+            });
+            int changes = 0;
+            for (int i = 0; i < n; ++i) {
+                ASSERT_EQ(hits[static_cast<std::size_t>(i)], i + 1) << "n=" << n;
+                if (i > 0 && thread[static_cast<std::size_t>(i)] != thread[static_cast<std::size_t>(i - 1)]) ++changes;
+            }
+            EXPECT_LE(changes, 1) << "n=" << n << ": a thread's indices are one run";
+            if (n < 512) EXPECT_EQ(changes, 0) << "n=" << n << ": under `least`, one thread";
+        }
+    fs::set_loop_threads(before);
+}
+
 TEST(CpuExec, TransformReduceSum) {
     CpuExec exec;
     for (int n : kSizes) {
