@@ -270,7 +270,9 @@ public:
         auto pos = pos_.cview();
         const CubicSpline<double> k{c.h};
         const dvec2 g = c.gravity;
-        exec_.parallel_for(size(), FS_LAMBDA(int b) {
+        // In chunks: the work lies in the boundary particles alone, bunched in cell order, and a
+        // tank of a few thousand particles is under CpuExec::kSerialBelow.
+        exec_.parallel_chunks(size(), 128, FS_LAMBDA(int b) {
             if (kind[b] == kFluid) return;
             const dvec2 xb = pos[b];
             double sw = 0.0, spw = 0.0;
