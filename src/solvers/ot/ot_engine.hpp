@@ -24,6 +24,10 @@ struct HostState {
     std::vector<dvec2> pos, vel;
     std::vector<double> weight, target, density;
     std::vector<int> id;
+    // The weights of the step before, which the next transport extrapolates from (Pipeline::
+    // transport); empty where there are none (after a reset, or a step that started over from
+    // equal weights). Part of the state, so that a restored run repeats its steps bit for bit.
+    std::vector<double> weight_prev;
     template <class S, class F>
     static void each(S& s, F&& f) {
         f(s.pos);
@@ -32,6 +36,7 @@ struct HostState {
         f(s.target);
         f(s.density);
         f(s.id);
+        f(s.weight_prev);
     }
 };
 

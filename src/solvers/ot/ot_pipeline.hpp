@@ -24,8 +24,9 @@ public:
     static constexpr MemorySpace kSpace = Exec::space;
 
     void upload(const HostState& s) override {
-        upload_parts(s, pos_, vel_, weight_, target_, density_, id_);
+        upload_parts(s, pos_, vel_, weight_, target_, density_, id_, weight_prev_);
         const std::size_t n = s.pos.size();
+        extrapolate_ = n > 0 && weight_prev_.size() == n;
         for (Buffer<double>* b : {&area_, &second_, &self_, &trial_, &rhs_, &x_, &r_, &z_, &p_, &ap_}) b->resize(n);
         centroid_.resize(n);
         vel_old_.resize(n);
@@ -35,11 +36,11 @@ public:
         coef_.resize(n * kMaxEdges);
         weight_prev_.resize(n);
         cells_valid_ = false;
-        extrapolate_ = false;
     }
 
     void download(HostState& s) const override {
-        download_parts(s, pos_, vel_, weight_, target_, density_, id_);
+        download_parts(s, pos_, vel_, weight_, target_, density_, id_, weight_prev_);
+        if (!extrapolate_) s.weight_prev.clear();
     }
 
     int size() const override { return static_cast<int>(pos_.size()); }
@@ -374,13 +375,15 @@ public:
     void transport(const Config& c, double tolerance, int max_newton) {
         report_ = TransportReport{};
         sort_.build(exec_, c.grid, pos_.cview());
-        const bool extrapolate = max_newton > 0 && extrapolate_ && c.dt == last_dt_;
+        const bool extrapolate = max_newton > 0 && extrapolate_;
         if (max_newton > 0) {
             // Newton starts from the last two steps' weights extrapolated, w_n + (w_n - w_n-1):
             // the weights follow the pressure, which changes smoothly from step to step, so the
             // start's area error is of second order in dt instead of first (measured over
             // ot_tutorial's first 2 s: 3.65 -> 3.30 Newton iterations a step, 48 -> 44 CG
             // iterations). weight_prev_ keeps w_n for the next step, and for the fallback below.
+            // (After a change of dt the extrapolation is off by the steps' ratio; Newton corrects
+            // it like any start.)
             auto w = weight_.view();
             auto prev = weight_prev_.view();
             exec_.parallel_for(size(), FS_LAMBDA(int i) {
@@ -401,7 +404,6 @@ public:
         }
         cells_valid_ = true;
         if (max_newton > 0) {
-            last_dt_ = c.dt;
             extrapolate_ = false;  // until this step's Newton converges without a restart
             // A few cells emptied by the particles' moves (a splash: one particle overtaken by
             // another): their weights raised just enough that each holds its particle, instead
@@ -635,10 +637,9 @@ private:
     Buffer<dvec2> pos_{kSpace}, vel_{kSpace}, centroid_{kSpace}, vel_old_{kSpace};
     Buffer<double> weight_{kSpace}, target_{kSpace}, density_{kSpace};
     // The last step's solved weights, and whether the next transport may extrapolate from them
-    // (not after an upload, a restart or a change of dt).
+    // (not after a restart, nor after an upload without them: HostState::weight_prev).
     Buffer<double> weight_prev_{kSpace};
     bool extrapolate_ = false;
-    double last_dt_ = 0.0;
     Buffer<int> id_{kSpace};
     // The cells as the last computation left them, and the Hessian's rows (kMaxEdges a cell).
     Buffer<double> area_{kSpace}, second_{kSpace}, self_{kSpace};  // self_: d A_i / d w_i from the arc

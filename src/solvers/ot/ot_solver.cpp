@@ -295,7 +295,9 @@ void OtSolver::start_run() {
         set_state(start_flat_);
         settle();
         mode_flat_ = s_.scenario == kRayleighTaylor ? engine_->sums(config()).mode : 0.0;  // the flat interface's
-        set_state(bent(state()));
+        HostState b = bent(state());
+        b.weight_prev.clear();  // moved by the bend: the next Newton starts from the weights alone
+        set_state(b);
     }
     internal_upload_ = false;
     start_flat_ = HostState{};
@@ -328,6 +330,7 @@ void OtSolver::settle() {
             moved = std::max(moved, glm::length(x - st.pos[i]));
             st.pos[i] = x;
         }
+        st.weight_prev.clear();  // a pass of the settling is no time step to extrapolate over
         set_state(st);
         if (moved < 1e-4 * h) break;
     }
