@@ -222,25 +222,35 @@ struct CellSearch {
         const int rings = grid.nx > grid.ny ? grid.nx : grid.ny;
         const double reach = sqrt(fmax(0.0, weight_max - wi));
         double best = -1e300;
-        for (int ring = 0; ring <= rings && (ring - 1) * width < reach; ++ring) {
-            for (int y = cy - ring; y <= cy + ring; ++y) {
-                if (y < 0 || y >= grid.ny) continue;
-                const bool edge_row = y == cy - ring || y == cy + ring;
-                for (int x = cx - ring; x <= cx + ring; x += edge_row ? 1 : 2 * ring) {
-                    if (x >= 0 && x < grid.nx) {
-                        const int g = y * grid.nx + x;
-                        for (int s = cell_start[g]; s < cell_start[g + 1]; ++s) {
-                            const int j = order[s];
-                            if (j == i) continue;
-                            const dvec2 d = pos[j] - xi;
-                            best = fmax(best, weight[j] - (d.x * d.x + d.y * d.y));
-                        }
+        for (int ring = 0; ring <= rings && (ring - 1) * width < reach; ++ring)
+            each_in_ring(i, cx, cy, ring, [&](int j) {
+                const dvec2 d = pos[j] - xi;
+                best = fmax(best, weight[j] - (d.x * d.x + d.y * d.y));
+                return true;
+            });
+        return best;
+    }
+
+    // visit(j) for every particle j != i in ring `ring` of grid cells about cell (cx, cy) (ring 0:
+    // that cell), row by row, in the grid's order; false from visit ends the walk, and is
+    // returned.
+    template <class Visit>
+    FS_HDI bool each_in_ring(int i, int cx, int cy, int ring, Visit&& visit) const {
+        for (int y = cy - ring; y <= cy + ring; ++y) {
+            if (y < 0 || y >= grid.ny) continue;
+            const bool edge_row = y == cy - ring || y == cy + ring;
+            for (int x = cx - ring; x <= cx + ring; x += edge_row ? 1 : 2 * ring) {
+                if (x >= 0 && x < grid.nx) {
+                    const int g = y * grid.nx + x;
+                    for (int s = cell_start[g]; s < cell_start[g + 1]; ++s) {
+                        const int j = order[s];
+                        if (j != i && !visit(j)) return false;
                     }
-                    if (ring == 0) break;
                 }
+                if (ring == 0) break;
             }
         }
-        return best;
+        return true;
     }
 
     FS_HDI bool cell_into(int i, const Config& c, Poly*& cur, Poly*& other, int& tests) const {
@@ -285,49 +295,43 @@ struct CellSearch {
                 const double R = sqrt(R2);
                 if ((ring - 1) * width >= R + sqrt(R2 + fmax(0.0, c.weight_max - wi))) break;
             }
-            for (int y = cy - ring; y <= cy + ring; ++y) {
-                if (y < 0 || y >= grid.ny) continue;
-                const bool edge_row = y == cy - ring || y == cy + ring;
-                for (int x = cx - ring; x <= cx + ring; x += edge_row ? 1 : 2 * ring) {
-                    if (x >= 0 && x < grid.nx) {
-                        const int g = y * grid.nx + x;
-                        for (int s = cell_start[g]; s < cell_start[g + 1]; ++s) {
-                            const int j = order[s];
-                            if (j == i) continue;
-                            ++tests;
-                            const dvec2 xj = pos[j];
-                            const dvec2 a = 2.0 * (xj - xi);
-                            if (a.x == 0.0 && a.y == 0.0) {
-                                // Coincident: the larger weight has the whole cell (the lower
-                                // index on a tie), the other none.
-                                if (weight[j] > wi || (weight[j] == wi && j < i)) {
-                                    cur->n = 0;
-                                    return true;
-                                }
-                                continue;
-                            }
-                            // Over the disk |y - x_i| <= R, a.y - b is at most -r^2 + 2 r R + w_j - w_i
-                            // (r = |x_j - x_i|): where that is below zero, with a margin far above
-                            // the rounding, j cannot cut, and the pass over the vertices is spared
-                            // (most candidates; the polygon is the same to the bit).
-                            const double r2 = 0.25 * (a.x * a.x + a.y * a.y);
-                            const double gap = r2 + wi - weight[j];
-                            if (gap > 0.0 && gap * gap > 4.0 * r2 * R2 * (1.0 + 1e-9)) continue;
-                            const double b = (xj.x * xj.x + xj.y * xj.y) - (xi.x * xi.x + xi.y * xi.y) + wi - weight[j];
-                            bool cut = false;
-                            if (!clip(*cur, a, b, j, *other, cut)) return false;
-                            if (cut) {
-                                Poly* t = cur;
-                                cur = other;
-                                other = t;
-                                if (cur->n == 0) return true;
-                                R2 = reach2();
-                            }
-                        }
+            bool result = true;  // what the cell ends with, where a particle ends the walk
+            const bool walked = each_in_ring(i, cx, cy, ring, [&](int j) {
+                ++tests;
+                const dvec2 xj = pos[j];
+                const dvec2 a = 2.0 * (xj - xi);
+                if (a.x == 0.0 && a.y == 0.0) {
+                    // Coincident: the larger weight has the whole cell (the lower index on a
+                    // tie), the other none.
+                    if (weight[j] > wi || (weight[j] == wi && j < i)) {
+                        cur->n = 0;
+                        return false;
                     }
-                    if (ring == 0) break;
+                    return true;
                 }
-            }
+                // Over the disk |y - x_i| <= R, a.y - b is at most -r^2 + 2 r R + w_j - w_i
+                // (r = |x_j - x_i|): where that is below zero, with a margin far above the
+                // rounding, j cannot cut, and the pass over the vertices is spared (most
+                // candidates; the polygon is the same to the bit).
+                const double r2 = 0.25 * (a.x * a.x + a.y * a.y);
+                const double gap = r2 + wi - weight[j];
+                if (gap > 0.0 && gap * gap > 4.0 * r2 * R2 * (1.0 + 1e-9)) return true;
+                const double b = (xj.x * xj.x + xj.y * xj.y) - (xi.x * xi.x + xi.y * xi.y) + wi - weight[j];
+                bool cut = false;
+                if (!clip(*cur, a, b, j, *other, cut)) {
+                    result = false;
+                    return false;
+                }
+                if (cut) {
+                    Poly* t = cur;
+                    cur = other;
+                    other = t;
+                    if (cur->n == 0) return false;
+                    R2 = reach2();
+                }
+                return true;
+            });
+            if (!walked) return result;
         }
         return true;
     }
