@@ -133,6 +133,36 @@ TEST(RealTimePacer, SkippedFramesAreOwedButTheBudgetStaysOneDisplayFrame) {
     EXPECT_EQ(slow.owed(), 0.0);
 }
 
+TEST(RealTimePacer, ASimulationWithCoresOfItsOwnMayFillTheWholeFrame) {
+    // Steps of 5 ms at 60 frames/s. A step starts while the frame's steps have spent no more than
+    // the budget: 80% of the frame (13.3 ms) by default, all of it (16.7 ms) with cores of its own.
+    const auto dt = [](int) { return 0.005; };
+    const double frame = 1.0 / 60.0;
+    for (const double cost : {0.0055, 0.007}) {
+        fs::RealTimePacer shared, own;
+        own.set_share(fs::RealTimePacer::kOwnCores);
+        EXPECT_DOUBLE_EQ(shared.share(), fs::RealTimePacer::kBudget);
+        double time_shared = 0.0, time_own = 0.0;
+        int k = 0, steps_shared = 0, steps_own = 0;
+        for (int f = 0; f < 60; ++f) {
+            steps_shared += run_frame(shared, frame, cost, dt, time_shared, k);
+            steps_own += run_frame(own, frame, cost, dt, time_own, k);
+            EXPECT_LE(own.owed(), 0.0) << cost;  // a frame cut short forgives its debt: no backlog
+        }
+        if (cost == 0.0055) {
+            // Default: steps at 0, 5.5 and 11 ms, 3 a frame (0.9x real time). The whole frame
+            // fits a fourth where time is owed: level with the clock, within a step.
+            EXPECT_EQ(steps_shared, 180);
+            EXPECT_NEAR(time_own, 60 * frame, 0.005);
+        } else {
+            // Default: steps at 0 and 7 ms (14 > 13.3), 2 a frame (0.6x); the whole frame: at
+            // 0, 7 and 14 ms, 3 (0.9x).
+            EXPECT_EQ(steps_shared, 120);
+            EXPECT_EQ(steps_own, 180);
+        }
+    }
+}
+
 TEST(RealTimePacer, AStalledWindowCreditsAtMostTheLongestFrame) {
     // The window was dragged for 5 s: the simulation does not try to run 5 s at once.
     fs::RealTimePacer pacer;

@@ -7,9 +7,12 @@
 //   - the frame steps while time is owed, and each step pays its dt; a step that overshoots
 //     leaves a small credit for the next frame, so on average simulated time equals wall time
 //     and is never more than one step ahead of it;
-//   - steps may spend at most `budget` of a display frame's time. A frame cut short by the budget
-//     forgives what it still owes: a simulation slower than real time then runs steadily slower
-//     instead of piling up a backlog that it would later try to catch up in a burst.
+//   - steps may spend at most a share of a display frame's time (its budget). A frame cut short
+//     by the budget forgives what it still owes: a simulation slower than real time then runs
+//     steadily slower instead of piling up a backlog that it would later try to catch up in a
+//     burst. The share is kBudget (80%: the rest of the frame for the drawing) where the steps
+//     and the drawing share a core, a GPU or a frame; the whole frame (kOwnCores) where the
+//     simulation has cores of its own (set_share: SimulationHost decides).
 //   - shared frames (set_shared_frames: the browser, whose steps run in the page's frames): the
 //     budget holds on average, not frame by frame. A step runs whole, so a frame whose steps
 //     overran pays the excess from the next frames' budgets (taking no step while it pays), and
@@ -24,7 +27,8 @@ namespace fs {
 
 class RealTimePacer {
 public:
-    static constexpr double kBudget = 0.8;       // share of a frame the steps may use
+    static constexpr double kBudget = 0.8;       // share of a frame the steps may use, by default
+    static constexpr double kOwnCores = 1.0;     // ... and where the drawing has a core of its own
     static constexpr double kShortestFrame = 1e-3;  // frame intervals are clamped to this range:
     static constexpr double kLongestFrame = 0.1;    // a stall (a dragged window) credits at most 0.1 s
     static constexpr double kMostOverrun = 0.25;    // shared frames: the longest overrun repaid
@@ -35,7 +39,7 @@ public:
     void begin_frame(double wall_seconds, double frame_interval = -1.0) {
         owed_ += std::clamp(wall_seconds, kShortestFrame, kLongestFrame);
         frame_ = std::clamp(frame_interval < 0.0 ? wall_seconds : frame_interval, kShortestFrame, kLongestFrame);
-        budget_ = kBudget * frame_;
+        budget_ = share_ * frame_;
         if (shared_) {
             const double pay = std::min(overrun_, budget_);
             overrun_ -= pay;
@@ -64,7 +68,7 @@ public:
         // At most kMostOverrun is kept to repay: a step of seconds (a scene's first, which
         // settles it) must not hold the next ones back for minutes.
         if (shared_) overrun_ = std::min(overrun_ + std::max(0.0, spent_seconds - budget_), kMostOverrun);
-        if (owed_ > 0.0 && (cut_ || spent_seconds > kBudget * frame_)) owed_ = 0.0;
+        if (owed_ > 0.0 && (cut_ || spent_seconds > share_ * frame_)) owed_ = 0.0;
     }
     // Drops any credit or debt: after a pause, a reset or a step taken by hand.
     void restart() {
@@ -73,14 +77,18 @@ public:
     }
     // The steps share the frame with the drawing (no simulation thread): see the top of the file.
     void set_shared_frames(bool on) { shared_ = on; }
+    // The share of a frame the steps may use from the next frame on (kBudget or kOwnCores).
+    void set_share(double share) { share_ = std::clamp(share, 0.05, 1.0); }
 
     double owed() const { return owed_; }
     double frame_seconds() const { return frame_; }
+    double share() const { return share_; }
 
 private:
     double owed_ = 0.0;           // simulated seconds owed to the wall clock (negative: ahead)
     double frame_ = 1.0 / 60.0;   // the display's frame interval, clamped: the steps' budget
-    double budget_ = kBudget / 60.0;  // this frame's: kBudget of it, less what shared frames repay
+    double share_ = kBudget;      // of a frame, for the steps
+    double budget_ = kBudget / 60.0;  // this frame's: share_ of it, less what shared frames repay
     bool shared_ = false;
     double overrun_ = 0.0;        // shared frames: step time past the budgets, still to repay
     double last_spent_ = 0.0, last_step_ = 0.0;

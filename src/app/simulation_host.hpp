@@ -207,6 +207,7 @@ private:
     void adopt(std::unique_ptr<Solver> solver, Scene scene);
     void start(const HostConfig& config);  // the constructors' common end
     void stop_thread();
+    bool drawing_has_a_core() const;  // simulation thread only
     std::unique_ptr<Solver> build(const std::string& path, const std::vector<std::string>& sets,
                                   Scene& scene) const;
 
