@@ -280,13 +280,22 @@ struct GradList {
             if (q < n) even += term(js[q], gs[q]);
             return even + odd;
         }
-        T slow = init;
+        // A row that overflowed: the grid in the order the row would have held them, the same two
+        // running sums, so the same bits as a row (the row's length is a cache's, never a result's).
+        T even = init, odd = init - init;
+        int q = 0;
         const dvec2 xi = nb.grid.pos[i];
         nb.grid.for_each(i, [&](int j) {
             const dvec2 d = xi - nb.grid.pos[j];
-            if (d.x * d.x + d.y * d.y < nb.h2) slow += term(j, k.grad(d));
+            if (d.x * d.x + d.y * d.y < nb.h2) {
+                const T t = term(j, k.grad(d));
+                if (q++ & 1)
+                    odd += t;
+                else
+                    even += t;
+            }
         });
-        return slow;
+        return even + odd;
     }
 };
 
@@ -430,6 +439,7 @@ struct Sums : MotionSums<dvec2> {
     double pressure_max = -1e300;
     double front_x = -1e300;  // the surge front: the largest x of fluid within h of the floor
     long long neighbors = 0;
+    int neighbors_max = 0;  // the most any particle has (fluid or boundary): the lists' row length
     long long fluid = 0;
     long long outside = 0;  // fluid particles outside the search grid's box (the walls and their padding)
 };
@@ -445,6 +455,7 @@ struct SumsOp {
         s.pressure_max = a.pressure_max > b.pressure_max ? a.pressure_max : b.pressure_max;
         s.front_x = a.front_x > b.front_x ? a.front_x : b.front_x;
         s.neighbors = a.neighbors + b.neighbors;
+        s.neighbors_max = a.neighbors_max > b.neighbors_max ? a.neighbors_max : b.neighbors_max;
         s.fluid = a.fluid + b.fluid;
         s.outside = a.outside + b.outside;
         return s;

@@ -233,11 +233,22 @@ public:
         return {neighbor_list(c), grad_list_.cview(), CubicSpline<double>{c.h}};
     }
 
-    // Room for the neighbours of a particle at up to 60% compression (2D: pi (h/spacing)^2
-    // neighbours at rest), and a few more.
-    static int list_capacity(const Config& c) {
+    // The neighbour lists' row length. WCSPH: room for the neighbours of a particle at up to 60%
+    // compression (2D: pi (h/spacing)^2 neighbours at rest), and a few more. The implicit solvers
+    // hold the density within 0.1%: their rows follow the most neighbours any particle had at the
+    // last step, plus kRowMargin (sums()), at most WCSPH's. Their solves read the rows several times
+    // a step, and rows mostly empty cost cache: with 29 entries for about 12 neighbours,
+    // `sph_dam_break` on one thread took 2.57 s a simulated second, with 16, 1.85 s (two threads:
+    // 1.07 s and 1.02-1.09 s). A particle with more than a row holds is read through the grid
+    // instead, in the same order and with the same sums (GradList::sum, dfsph_density): the row's
+    // length changes no bit of the results.
+    static int most_neighbors(const Config& c) {
         const double f = c.h / c.spacing;
         return static_cast<int>(std::ceil(3.14159265358979 * f * f * 1.6)) + 8;
+    }
+    static constexpr int kRowMargin = 4;
+    int list_capacity(const Config& c) const {
+        return implicit_pressure(c.solver) && implicit_row_ > 0 ? implicit_row_ : most_neighbors(c);
     }
 
     NeighborList neighbor_list(const Config& c) const {
@@ -505,12 +516,13 @@ public:
         const double m = c.mass, rho0 = c.rho0, h = c.h;
         const dvec2 box_lo = c.grid.origin;
         const dvec2 box_hi = c.grid.origin + dvec2(c.grid.nx / c.grid.inv_cell.x, c.grid.ny / c.grid.inv_cell.y);
-        return exec_.transform_reduce(
+        const Sums total = exec_.transform_reduce(
             size(), Sums{},
             FS_LAMBDA(int i) {
                 Sums s;
                 const dvec2 x = pos[i], v = vel[i];
                 s.nonfinite = not_finite(x, v);
+                s.neighbors_max = count[i];
                 if (kind[i] != kFluid) return s;
                 s.set_motion(m, v);
                 s.max_accel2 = acc[i].x * acc[i].x + acc[i].y * acc[i].y;
@@ -525,6 +537,11 @@ public:
                 return s;
             },
             SumsOp{});
+        // The implicit solvers' next rows (list_capacity); at least the neighbours at rest.
+        const double f = c.h / c.spacing;
+        const int rest = static_cast<int>(std::ceil(3.14159265358979 * f * f));
+        implicit_row_ = std::clamp(total.neighbors_max + kRowMargin, rest, most_neighbors(c));
+        return total;
     }
 
     std::vector<std::pair<int, int>> neighbor_pairs(const Config& c, bool use_grid) override {
@@ -575,6 +592,7 @@ private:
     Buffer<dvec2> rho_p_{kSpace};  // (rho, p / rho^2) of each particle, for the force stage
     // Each particle's neighbours within h: the count, and the list (list_capacity() a particle).
     Buffer<int> kind_{kSpace}, id_{kSpace}, neighbors_{kSpace}, neighbor_list_{kSpace};
+    int implicit_row_ = 0;  // the implicit solvers' row length (list_capacity), 0: WCSPH's
     Buffer<dvec2> pos_alt_{kSpace}, vel_alt_{kSpace}, offset_alt_{kSpace};
     Buffer<double> density_alt_{kSpace}, pressure_alt_{kSpace};
     // DFSPH: each particle's pressures (density solve, divergence solve; p / rho^2), the kernel
