@@ -25,6 +25,7 @@ public:
 
     void upload(const HostState& s) override {
         upload_parts(s, pos_, vel_, mass_, id_);
+        gamma_stale_ = true;  // the masses may be others
         const std::size_t n = s.pos.size();
         for (Buffer<int>* b : {&partner_, &tests_, &contacts_, &id_alt_}) b->resize(n);
         vel_new_.resize(n);
@@ -334,6 +335,7 @@ public:
         auto pb = pair_b_.resized(static_cast<std::size_t>(pairs));
         auto slot = slot_.resized(static_cast<std::size_t>(n) * static_cast<std::size_t>(row));
         pair_q_.resized(static_cast<std::size_t>(pairs));
+        gamma_stale_ = true;
         exec_.parallel_chunks(n, kContactChunk, FS_LAMBDA(int i) {
             int p = pstart[i];
             const long long first = static_cast<long long>(i) * row;
@@ -375,9 +377,10 @@ public:
     // overlap (0 when apart). Once a pair, not once each end: the force is half the work of a
     // sub-step, and both ends apply the same quanta with opposite signs.
     void pair_forces(const Config& c) {
+        pair_gammas(c);
         auto pos = pos_.cview();
         auto vel = vel_.cview();
-        auto mass = mass_.cview();
+        auto gamma = pair_gamma_.cview();
         auto pa = pair_a_.cview();
         auto pb = pair_b_.cview();
         auto q = pair_q_.view();
@@ -386,9 +389,26 @@ public:
         exec_.parallel_for(static_cast<int>(pair_q_.size()), FS_LAMBDA(int p) {
             const int a = pa[p], b = pb[p];
             double ov;
-            const dvec2 f = pair_force(separation(pos[a], pos[b], periodic), vel[b] - vel[a], mass[a], mass[b], c, ov);
+            const dvec2 f = pair_force(separation(pos[a], pos[b], periodic), vel[b] - vel[a], gamma[p], c, ov);
             q[p] = PairQuanta{to_quanta(f.x, scale), to_quanta(f.y, scale), ov};
         });
+    }
+
+    // Each listed pair's dashpot coefficient (pair_damping), made again when the list, the masses
+    // (a state uploaded) or the spring's stiffness and damping ratio changed: once a list, not
+    // once a sub-step. The same expression as before, so the same bits.
+    void pair_gammas(const Config& c) {
+        if (!gamma_stale_ && gamma_k_ == c.stiffness && gamma_zeta_ == c.zeta) return;
+        auto mass = mass_.cview();
+        auto pa = pair_a_.cview();
+        auto pb = pair_b_.cview();
+        auto gamma = pair_gamma_.resized(pair_q_.size());
+        const Config cfg = c;
+        exec_.parallel_for(static_cast<int>(pair_q_.size()),
+                           FS_LAMBDA(int p) { gamma[p] = pair_damping(mass[pa[p]], mass[pb[p]], cfg); });
+        gamma_stale_ = false;
+        gamma_k_ = c.stiffness;
+        gamma_zeta_ = c.zeta;
     }
 
     // Each particle's contact force (its pairs' quanta summed: exact, in any order; the wall's
@@ -543,6 +563,9 @@ private:
     // pair's force in the current sub-step (pair_forces).
     Buffer<int> pair_start_{kSpace}, pair_a_{kSpace}, pair_b_{kSpace}, slot_{kSpace};
     Buffer<PairQuanta> pair_q_{kSpace};
+    Buffer<double> pair_gamma_{kSpace};  // each pair's dashpot coefficient (pair_gammas)
+    bool gamma_stale_ = true;
+    double gamma_k_ = 0.0, gamma_zeta_ = 0.0;  // what pair_gamma_ was made with
     bool list_valid_ = false;
     double list_skin_ = 0.0, list_diameter_ = 0.0;
     int list_boundary_ = -1, list_detector_ = -1;
