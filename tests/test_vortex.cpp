@@ -339,6 +339,25 @@ TEST(VortexIntegrators, TheSecondOrderRulesErrorFallsFourTimesWithEachHalvingOfD
     }
 }
 
+// RMS distance between the vortons and tracers of a and b, matched by id (emission recycles slots).
+double rms_by_id(const HostState& a, const HostState& b) {
+    double sum = 0.0;
+    std::size_t n = 0;
+    auto add = [&](const std::vector<dvec3>& pa, const std::vector<int>& ia, const std::vector<dvec3>& pb,
+                   const std::vector<int>& ib) {
+        std::map<int, dvec3> at;
+        for (std::size_t i = 0; i < pb.size(); ++i) at[ib[i]] = pb[i];
+        for (std::size_t i = 0; i < pa.size(); ++i)
+            if (auto it = at.find(ia[i]); it != at.end()) {
+                sum += glm::dot(pa[i] - it->second, pa[i] - it->second);
+                ++n;
+            }
+    };
+    add(a.vpos, a.vid, b.vpos, b.vid);
+    add(a.tpos, a.tid, b.tpos, b.tid);
+    return std::sqrt(sum / double(n));
+}
+
 // The plate-and-flames scene steps by Adams-Bashforth (one velocity evaluation a step, where the
 // midpoint rule takes two): on its own flow, from its state at step 300, 0.5 s without new
 // particles, its vortons and tracers end as close to a run of the midpoint rule at dt / 4 as the
@@ -361,33 +380,47 @@ TEST(VortexIntegrators, ThePlumesAdamsBashforthStepIsAsAccurateAsTheMidpointRule
         while (t.time() < t0 + 0.5 - 1e-9) t.step();
         return t.state();
     };
-    // RMS distance between the vortons and tracers of a and b (by id: emission recycles slots).
-    auto rms = [](const HostState& a, const HostState& b) {
-        double sum = 0.0;
-        std::size_t n = 0;
-        auto add = [&](const std::vector<dvec3>& pa, const std::vector<int>& ia, const std::vector<dvec3>& pb,
-                       const std::vector<int>& ib) {
-            std::map<int, dvec3> at;
-            for (std::size_t i = 0; i < pb.size(); ++i) at[ib[i]] = pb[i];
-            for (std::size_t i = 0; i < pa.size(); ++i)
-                if (auto it = at.find(ia[i]); it != at.end()) {
-                    sum += glm::dot(pa[i] - it->second, pa[i] - it->second);
-                    ++n;
-                }
-        };
-        add(a.vpos, a.vid, b.vpos, b.vid);
-        add(a.tpos, a.tid, b.tpos, b.tid);
-        return std::sqrt(sum / double(n));
-    };
     const double dt = 1.0 / 60.0;
     const HostState ref = run("midpoint", dt / 4.0);
-    const double moved = rms(start, ref), mid = rms(run("midpoint", dt), ref), ab2 = rms(run("ab2", dt), ref),
-                 euler = rms(run("euler", dt), ref);
+    const double moved = rms_by_id(start, ref), mid = rms_by_id(run("midpoint", dt), ref),
+                 ab2 = rms_by_id(run("ab2", dt), ref), euler = rms_by_id(run("euler", dt), ref);
     std::printf("plume over 0.5 s (RMS move %.3f m), RMS off a midpoint run at dt/4: midpoint %.3e m, ab2 %.3e m, "
                 "euler %.3e m\n",
                 moved, mid, ab2, euler);
     EXPECT_LT(ab2, 1.05 * mid);
     EXPECT_GT(euler, mid);
+}
+
+// The moving plate steps by Adams-Bashforth as the plume does, and for the same reason: from its
+// state at step 120, over 0.5 s, its vortons and tracers end as close to a run of the midpoint rule
+// at dt / 4 as the midpoint rule's own run at dt does (within 5%; measured: 1.59e-2 m against
+// 1.75e-2 m). The scenes that remesh (magnus, paddle, airfoil: every fifth step) cannot be judged
+// so: a remesh makes new vortons on the lattice, and runs at other steps remesh at other times,
+// so vortons matched by id are not the same fluid (their distance is as large as the motion).
+TEST(VortexIntegrators, TheMovingPlatesAdamsBashforthStepIsAsAccurateAsTheMidpointRules) {
+    VortexSolver s;
+    load(s, "vortex_moving_plate.json", {"integrator=midpoint"});
+    for (int k = 0; k < 120; ++k) s.step();
+    const auto cp = s.checkpoint();
+    const HostState start = s.state();
+    const double dt = s.settings().dt;
+    auto run = [&](const std::string& integrator, double step) {
+        VortexSolver t;
+        load(t, "vortex_moving_plate.json", {"integrator=" + integrator});
+        t.restore(cp);
+        set(t, "dt", step);
+        const double t0 = t.time();
+        while (t.time() < t0 + 0.5 - 1e-9) t.step();
+        return t.state();
+    };
+    const HostState ref = run("midpoint", dt / 4.0);
+    const double moved = rms_by_id(start, ref), mid = rms_by_id(run("midpoint", dt), ref),
+                 ab2 = rms_by_id(run("ab2", dt), ref);
+    std::printf("moving plate over 0.5 s (RMS move %.3f m), RMS off a midpoint run at dt/4: midpoint %.3e m, "
+                "ab2 %.3e m\n",
+                moved, mid, ab2);
+    EXPECT_GT(moved, 10.0 * mid) << "the comparison must be between runs of the same fluid";
+    EXPECT_LT(ab2, 1.05 * mid);
 }
 
 // A particle placed in a recycled slot (emission past the cap) has no last rates: its first
