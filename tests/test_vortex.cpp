@@ -423,6 +423,40 @@ TEST(VortexIntegrators, TheMovingPlatesAdamsBashforthStepIsAsAccurateAsTheMidpoi
     EXPECT_LT(ab2, 1.05 * mid);
 }
 
+// The Magnus scene remeshes (every fifth step), so it is judged by what it is about instead of by
+// its vortons: the impulse the sphere receives over 0.5 s from the scene's state at step 120 ends
+// as close to a midpoint run at dt / 4 under Adams-Bashforth as under the midpoint rule (within 5%;
+// measured: 0.038 against 0.049 N s). Measured so, the airfoil's two are equal (0.161 and 0.160)
+// and the paddle's Adams-Bashforth is 12% further (0.051 against 0.045): those keep the midpoint rule.
+TEST(VortexIntegrators, TheMagnusSpheresAdamsBashforthImpulseIsAsAccurateAsTheMidpointRules) {
+    VortexSolver s;
+    load(s, "vortex_magnus.json", {"integrator=midpoint"});
+    for (int k = 0; k < 120; ++k) s.step();
+    const auto cp = s.checkpoint();
+    const double dt = s.settings().dt;
+    auto impulse = [&](const std::string& integrator, double step) {
+        VortexSolver t;
+        load(t, "vortex_magnus.json", {"integrator=" + integrator});
+        t.restore(cp);
+        set(t, "dt", step);
+        const double t0 = t.time();
+        dvec3 sum(0.0);
+        while (t.time() < t0 + 0.5 - 1e-9) {
+            t.step();
+            const auto& j = t.stats().find("body1_impulse")->value;
+            sum += dvec3(j[0], j[1], j[2]);
+        }
+        return sum;
+    };
+    const dvec3 ref = impulse("midpoint", dt / 4.0), mid = impulse("midpoint", dt), ab2 = impulse("ab2", dt);
+    std::printf("Magnus sphere: impulse over 0.5 s, midpoint at dt/4 (%.4g, %.4g, %.4g), midpoint (%.4g, %.4g, %.4g), "
+                "ab2 (%.4g, %.4g, %.4g); off the reference: midpoint %.3g, ab2 %.3g\n",
+                ref.x, ref.y, ref.z, mid.x, mid.y, mid.z, ab2.x, ab2.y, ab2.z, glm::length(mid - ref),
+                glm::length(ab2 - ref));
+    EXPECT_GT(ref.y, 0.0) << "the sideways (Magnus) impulse";
+    EXPECT_LT(glm::length(ab2 - ref), 1.05 * glm::length(mid - ref));
+}
+
 // A particle placed in a recycled slot (emission past the cap) has no last rates: its first
 // Adams-Bashforth step is explicit Euler, whatever the slot's old particle moved with.
 TEST(VortexIntegrators, AParticlePlacedInARecycledSlotStartsWithoutTheOldOnesRates) {
