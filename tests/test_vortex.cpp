@@ -391,6 +391,23 @@ TEST(VortexIntegrators, ThePlumesAdamsBashforthStepIsAsAccurateAsTheMidpointRule
     EXPECT_GT(euler, mid);
 }
 
+// A scene's run of 0.5 s from `cp` (its state at a step taken with the midpoint rule) with
+// `integrator` at time step `step`, `each(solver)` after every step; returns the state at the end.
+template <class Each>
+HostState half_second_from(const std::string& scene, const fs::Solver::Checkpoint& cp, const std::string& integrator,
+                           double step, Each&& each) {
+    VortexSolver t;
+    load(t, scene, {"integrator=" + integrator});
+    t.restore(cp);
+    set(t, "dt", step);
+    const double t0 = t.time();
+    while (t.time() < t0 + 0.5 - 1e-9) {
+        t.step();
+        each(t);
+    }
+    return t.state();
+}
+
 // The moving plate steps by Adams-Bashforth as the plume does, and for the same reason: from its
 // state at step 120, over 0.5 s, its vortons and tracers end as close to a run of the midpoint rule
 // at dt / 4 as the midpoint rule's own run at dt does (within 5%; measured: 1.59e-2 m against
@@ -405,13 +422,7 @@ TEST(VortexIntegrators, TheMovingPlatesAdamsBashforthStepIsAsAccurateAsTheMidpoi
     const HostState start = s.state();
     const double dt = s.settings().dt;
     auto run = [&](const std::string& integrator, double step) {
-        VortexSolver t;
-        load(t, "vortex_moving_plate.json", {"integrator=" + integrator});
-        t.restore(cp);
-        set(t, "dt", step);
-        const double t0 = t.time();
-        while (t.time() < t0 + 0.5 - 1e-9) t.step();
-        return t.state();
+        return half_second_from("vortex_moving_plate.json", cp, integrator, step, [](VortexSolver&) {});
     };
     const HostState ref = run("midpoint", dt / 4.0);
     const double moved = rms_by_id(start, ref), mid = rms_by_id(run("midpoint", dt), ref),
@@ -435,17 +446,11 @@ TEST(VortexIntegrators, TheMagnusSpheresAdamsBashforthImpulseIsAsAccurateAsTheMi
     const auto cp = s.checkpoint();
     const double dt = s.settings().dt;
     auto impulse = [&](const std::string& integrator, double step) {
-        VortexSolver t;
-        load(t, "vortex_magnus.json", {"integrator=" + integrator});
-        t.restore(cp);
-        set(t, "dt", step);
-        const double t0 = t.time();
         dvec3 sum(0.0);
-        while (t.time() < t0 + 0.5 - 1e-9) {
-            t.step();
+        half_second_from("vortex_magnus.json", cp, integrator, step, [&](VortexSolver& t) {
             const auto& j = t.stats().find("body1_impulse")->value;
             sum += dvec3(j[0], j[1], j[2]);
-        }
+        });
         return sum;
     };
     const dvec3 ref = impulse("midpoint", dt / 4.0), mid = impulse("midpoint", dt), ab2 = impulse("ab2", dt);
