@@ -56,14 +56,14 @@ namespace fs {
 namespace {
 
 // A software rasteriser (Mesa's llvmpipe: a machine without a GPU driver, or Xvfb) draws on a
-// thread per core, and at the same priority those take the simulation's core from it while a
-// frame is drawn: on the 2-core machine a simulation thread beside them ran about 25% slower than
-// alone. Its threads run at a lower priority (nice +5) instead: the simulation comes first, and
-// the drawing still has every core the simulation leaves idle (a 3D scene that keeps pace with
-// the clock draws as fast as before). Measured under Xvfb (docs/benchmarks.md, Real time):
-// `default` 0.72x -> 0.85x real time, `vortex_paddle` 0.42x -> 0.56x. Keeping llvmpipe to one
-// thread (LP_NUM_THREADS=1) gained as much for the simulation but cost `flip_hydrostatic` a
-// third of its frames (40 -> 26 frames/s). Only threads the driver named so are touched; Linux only.
+// thread per core, and at the same priority those take turns on the simulation's core while a
+// frame is drawn. Its threads run at a lower priority (nice +5) instead: the simulation comes
+// first, and the drawing still has every core the simulation leaves idle (a 3D scene that keeps
+// pace with the clock draws about as fast as before). Measured under Xvfb on the 2-core machine,
+// two rounds (docs/benchmarks.md, Real time): `default` 0.72x -> 0.85x real time, `vortex_paddle`
+// 0.42x -> 0.56x. Keeping llvmpipe to one thread (LP_NUM_THREADS=1) gained as much for the
+// simulation but cost `flip_hydrostatic` a third of its frames (40 -> 26 frames/s). Only threads
+// the driver named so are touched; Linux only.
 constexpr int kRasteriserNice = 5;
 
 void yield_software_rasteriser() {
@@ -78,10 +78,6 @@ void yield_software_rasteriser() {
     }
 #endif
 }
-
-}  // namespace
-
-namespace {
 
 class App {
 public:
@@ -699,11 +695,11 @@ int run_app(const Options& o) {
         return kExitBadInput;
     }
     // The window keeps a core of its own: the simulation gets the others (at least one). A
-    // lower thread priority instead was measured to be much worse: OpenMP's barriers then wait
-    // on descheduled threads (an MGPCG step went from 18 ms to seconds).
+    // lower priority for the simulation's threads instead was measured to be much worse:
+    // OpenMP's barriers then wait on descheduled threads (an MGPCG step went from 18 ms to
+    // seconds). The drawing's own helper threads yield instead (yield_software_rasteriser).
     const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     set_cpu_threads(o.threads > 0 ? o.threads : std::max(1, cores - 1));
-
     HostConfig config;
     config.scene = o.scene;
     config.backend = o.backend;

@@ -621,7 +621,8 @@ void SimulationHost::serve(std::unique_lock<std::mutex>& lock) {
 // may then fill the whole frame; otherwise they keep RealTimePacer::kBudget of it, and the rest for
 // the drawing's share of the core, the GPU (a CUDA simulation) or the page's frame (the browser).
 // Measured on the 2-core machine under Xvfb, one simulation thread (docs/benchmarks.md): `default`
-// 0.68x real time with 80% of each frame, 0.83-0.88x with all of it.
+// 0.60x -> 0.68x real time from this alone, 0.85-0.88x with the drawing's threads yielding too
+// (app.cpp, yield_software_rasteriser).
 bool SimulationHost::drawing_has_a_core() const {
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
     return thread_.joinable() && solver_->backend() == Backend::Cpu && cpu_threads() < cores;
