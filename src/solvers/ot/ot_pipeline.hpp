@@ -585,13 +585,13 @@ public:
                std::vector<double>& radius) override {
         sort_.build(exec_, c.grid, pos_.cview());
         const int n = size();
-        Buffer<dvec2> verts(kSpace, static_cast<std::size_t>(n) * kMaxEdges);
-        Buffer<int> count(kSpace, static_cast<std::size_t>(n));
+        // The window asks every frame: the buffers stay (a fresh n x kMaxEdges one cost 10 MB of
+        // page faults a frame in ot_rayleigh_taylor), and on the host they are read in place.
+        auto vv = drawn_vertices_.resized(static_cast<std::size_t>(n) * kMaxEdges);
+        auto cnt = drawn_counts_.resized(static_cast<std::size_t>(n));
         auto w = weight_.cview();
         const Config cc = with_weight_max(c, w);
         const CellSearch search = cell_search(cc, w);
-        auto vv = verts.view();
-        auto cnt = count.view();
         exec_.parallel_for(n, FS_LAMBDA(int i) {
             Poly p;
             int tests = 0;
@@ -599,14 +599,20 @@ public:
             cnt[i] = ok ? p.n : 0;
             for (int k = 0; k < p.n && ok; ++k) vv[i * kMaxEdges + k] = p.v[k];
         });
-        const std::vector<dvec2> all = verts.to_vector();
-        const std::vector<int> counts = count.to_vector();
+        const dvec2* all = drawn_vertices_.data();
+        const int* counts = drawn_counts_.data();
+        if constexpr (kSpace != MemorySpace::Host) {
+            drawn_vertices_.copy_to_host(drawn_host_vertices_);
+            drawn_counts_.copy_to_host(drawn_host_counts_);
+            all = drawn_host_vertices_.data();
+            counts = drawn_host_counts_.data();
+        }
         weight_.copy_to_host(radius);
         for (double& r : radius) r = c.free_surface ? std::sqrt(std::max(r, 0.0)) : 0.0;
         vertices.clear();
         start.assign(1, 0);
         for (int i = 0; i < n; ++i) {
-            for (int k = 0; k < counts[static_cast<std::size_t>(i)]; ++k)
+            for (int k = 0; k < counts[i]; ++k)
                 vertices.push_back(all[static_cast<std::size_t>(i) * kMaxEdges + static_cast<std::size_t>(k)]);
             start.push_back(static_cast<int>(vertices.size()));
         }
@@ -635,6 +641,11 @@ public:
 private:
     Exec exec_;
     Buffer<dvec2> pos_{kSpace}, vel_{kSpace}, centroid_{kSpace}, vel_old_{kSpace};
+    // cells(): the polygons the window draws, kept from call to call (and their host copies on CUDA).
+    Buffer<dvec2> drawn_vertices_{kSpace};
+    Buffer<int> drawn_counts_{kSpace};
+    std::vector<dvec2> drawn_host_vertices_;
+    std::vector<int> drawn_host_counts_;
     Buffer<double> weight_{kSpace}, target_{kSpace}, density_{kSpace};
     // The last step's solved weights, and whether the next transport may extrapolate from them
     // (not after a restart, nor after an upload without them: HostState::weight_prev).
