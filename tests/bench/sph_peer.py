@@ -13,7 +13,6 @@ speed (its cflFactor 1: it scales 0.4 diameters), at most 5 ms, kinematic viscos
 wall particles (Akinci 2012) one half spacing outside the fluid's first row.
 Never a test: the figures depend on the machine and on a program the project does not ship."""
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -21,31 +20,18 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import sph_solvers  # noqa: E402  (beside this file)
+
 PEER_SCENE = os.path.join(HERE, 'peer', 'splishsplash_dam_break_2d.json')
 
 
 def ours(binary, seconds, threads):
-    """Wall seconds a simulated second: the stats' step_ms summed to the first step past `seconds`."""
-    with tempfile.TemporaryDirectory() as d:
-        stats = os.path.join(d, 's.jsonl')
-        steps = int(seconds / 9e-4) + 1
-        while True:
-            subprocess.run([binary, 'sph_dam_break', '--headless', '--steps', str(steps), '--threads', str(threads),
-                            '--stats', stats], check=True, stdout=subprocess.DEVNULL)
-            with open(stats) as f:
-                lines = [json.loads(l) for l in f if l.strip()][1:]
-            if lines[-1]['t'] >= seconds:
-                break
-            steps = int(steps * seconds / lines[-1]['t'] * 1.02) + 1
-    upto = []
-    for l in lines:
-        upto.append(l)
-        if l['t'] >= seconds:
-            break
-    wall = sum(l['step_ms'] for l in upto) * 1e-3
-    iters = sum(l['density_iterations'] for l in upto) / len(upto)
-    return {'wall_per_s': wall / upto[-1]['t'], 'steps': len(upto), 'mean_dt': upto[-1]['t'] / len(upto),
-            'density_iterations': iters}
+    """Wall seconds a simulated second of sph_dam_break on DFSPH: sph_solvers.py's run (the stats'
+    step_ms summed over the run, which ends at the first step past `seconds`)."""
+    r = sph_solvers.run(binary, 'sph_dam_break', 'dfsph', seconds, threads, [])
+    return {'wall_per_s': r['wall_per_s'], 'steps': r['steps'], 'mean_dt': 1e-3 * r['dt_ms'],
+            'density_iterations': r['iterations']}
 
 
 def peer(binary, seconds, threads):
