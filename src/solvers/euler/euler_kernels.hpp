@@ -230,8 +230,10 @@ FS_HDI dvec2 wall_force(dvec2 x, dvec2 v, double m, const Config& c, double& ove
     const double r = 0.5 * c.diameter;
     dvec2 f(0.0);
     overlap = 0.0;
-    // Most particles touch no wall: the dashpot's square root only for those that do.
-    const double nearest = fmin(fmin(x.x, 1.0 - x.x), fmin(x.y, 1.0 - x.y));
+    // Most particles touch no wall: the dashpot's square root only for those that do. (min_of,
+    // not fmin: fmin's NaN rule made it a call into libm, once a particle every sub-step; a
+    // position that is not finite gets no wall force, and the step reports it.)
+    const double nearest = min_of(min_of(x.x, 1.0 - x.x), min_of(x.y, 1.0 - x.y));
     if (!(nearest < r)) return f;
     const double gamma = 2.0 * c.zeta * std::sqrt(c.stiffness * m);
     auto push = [&](double gap, double v_in, double& out) {  // v_in > 0: moving into the wall
