@@ -29,6 +29,7 @@ void SceneView::init(SDL_Window* window) {
     lines_.init();
     meshes_.init();
     cells_.init();
+    polygons_.init();
 }
 
 void SceneView::release() {
@@ -39,6 +40,7 @@ void SceneView::release() {
     lines_.release();
     meshes_.release();
     cells_.release();
+    polygons_.release();
     picture_.release();
 }
 
@@ -310,21 +312,19 @@ void SceneView::draw_picture(int w, int h, const glm::mat4& view_proj, const glm
     // liquid as its solver sees it. The particles are then drawn small on top.
     const bool polygons = settings.show_polygons && !is3d &&
                           frame_.polygon_start.size() == static_cast<std::size_t>(frame_.count) + 1;
+    polygons_.clear();
     if (polygons) {
         const float plo = settings.auto_range ? data_range_[0] : settings.range[0];
         const float phi = settings.auto_range ? data_range_[1] : settings.range[1];
         const bool coloured = frame_.scalar.size() == static_cast<std::size_t>(frame_.count);
-        std::vector<glm::vec3> pts;
+        std::vector<glm::vec2> pts;
         for (int k = 0; k < frame_.count; ++k) {
             pts.clear();
             for (int q = frame_.polygon_start[static_cast<std::size_t>(k)]; q < frame_.polygon_start[static_cast<std::size_t>(k) + 1]; ++q)
-                pts.emplace_back(frame_.polygon_xy[2 * static_cast<std::size_t>(q)], frame_.polygon_xy[2 * static_cast<std::size_t>(q) + 1], 0.0f);
-            if (pts.size() < 3) continue;
+                pts.emplace_back(frame_.polygon_xy[2 * static_cast<std::size_t>(q)], frame_.polygon_xy[2 * static_cast<std::size_t>(q) + 1]);
             const float t = coloured && phi > plo ? (frame_.scalar[static_cast<std::size_t>(k)] - plo) / (phi - plo) : 0.5f;
             const glm::vec3 rgb = render::colormap_rgb(settings.colormap, std::clamp(t, 0.0f, 1.0f));
-            meshes_.add_convex_polygon(pts, glm::vec4(0.85f * rgb, 1.0f));
-            for (std::size_t e = 0; e < pts.size(); ++e)
-                lines_.add(pts[e], pts[(e + 1) % pts.size()], glm::vec4(0.05f, 0.05f, 0.08f, 0.8f));
+            polygons_.add(pts, glm::vec4(0.85f * rgb, 1.0f));
         }
     }
     // The liquid's surface mesh (liquid_view 3 and 4: the export's triangles, made by the
@@ -348,6 +348,7 @@ void SceneView::draw_picture(int w, int h, const glm::mat4& view_proj, const glm
                                  normal[static_cast<std::size_t>(t[k + 1])], normal[static_cast<std::size_t>(t[k + 2])], water);
     }
     meshes_.draw(view_proj, is3d ? glm::vec3(0.3f, 0.8f, 0.5f) : glm::vec3(0.0f, 0.0f, 1.0f));
+    polygons_.draw(view_proj, glm::vec4(0.05f, 0.05f, 0.08f, 0.8f));
     cells_.clear();
     add_cells(settings);
     const float lo = settings.auto_range ? data_range_[0] : settings.range[0];

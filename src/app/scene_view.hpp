@@ -20,6 +20,7 @@
 #include "render/mesh_renderer.hpp"
 #include "render/offscreen_target.hpp"
 #include "render/particle_renderer.hpp"
+#include "render/polygon_renderer.hpp"
 #include "render/surface_renderer.hpp"
 
 namespace fs {
@@ -119,6 +120,7 @@ private:
     render::LineRenderer lines_;
     render::MeshRenderer meshes_;
     render::MeshRenderer cells_;  // the cell overlay, drawn after the particles, depth-tested
+    render::PolygonRenderer polygons_;  // the particles' own cells (ot), outlined by their fill
     // The last picture of the scene, shown again while nothing in it changes: what it showed (the
     // frame's version and picture_key()), and how often it was drawn and reused.
     render::OffscreenTarget picture_;

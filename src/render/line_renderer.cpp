@@ -4,26 +4,12 @@
 
 #include <cstddef>
 
-#include "render/gl_buffer.hpp"
 #include "render/vertex_color.hpp"
 
 namespace fs::render {
 
-void LineRenderer::release() {
-    buffer_.release();
-    shader_ = Shader();
-    dirty_ = true;
-}
-
 void LineRenderer::init() {
-    release();
-    shader_ = Shader("lines.vert", "lines.frag");
-    buffer_.create(sizeof(Vertex), {{3, offsetof(Vertex, position)}, {4, offsetof(Vertex, rgba), true}});
-}
-
-void LineRenderer::clear() {
-    vertices_.clear();
-    dirty_ = true;
+    create("lines.vert", "lines.frag", {{3, offsetof(LineVertex, position)}, {4, offsetof(LineVertex, rgba), true}});
 }
 
 void LineRenderer::reserve(std::size_t segments) {
@@ -31,12 +17,11 @@ void LineRenderer::reserve(std::size_t segments) {
 }
 
 void LineRenderer::add(glm::vec3 a, glm::vec3 b, glm::vec4 color) {
-    Vertex va{a, {}}, vb{b, {}};
+    LineVertex va{a, {}}, vb{b, {}};
     detail::pack_rgba8(color, va.rgba);
     detail::pack_rgba8(color, vb.rgba);
-    vertices_.push_back(va);
-    vertices_.push_back(vb);
-    dirty_ = true;
+    push(va);
+    push(vb);
 }
 
 void LineRenderer::add_box(glm::vec3 lo, glm::vec3 hi, glm::vec4 color) {
@@ -54,16 +39,9 @@ void LineRenderer::add_box(glm::vec3 lo, glm::vec3 hi, glm::vec4 color) {
 }
 
 void LineRenderer::draw(const glm::mat4& view_proj) {
-    if (vertices_.empty() || !shader_) return;
-    if (dirty_) {
-        buffer_.upload(vertices_.data(), vertices_.size());
-        dirty_ = false;
-    }
-    detail::depth_tested_blending();
-    shader_.use();
+    if (!begin_draw()) return;
     shader_.set("u_view_proj", view_proj);
-    buffer_.draw(GL_LINES, vertices_.size());
-    glUseProgram(0);
+    end_draw(GL_LINES);
 }
 
 }  // namespace fs::render

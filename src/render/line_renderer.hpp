@@ -8,21 +8,21 @@
 #include <glm/glm.hpp>
 #include <vector>
 
-#include "render/shader.hpp"
 #include "render/vertex_buffer.hpp"
 
 namespace fs::render {
 
-// A batch of coloured segments in world space, kept on the CPU and drawn in one call. Needs a
-// current OpenGL 3.3 core context from init() to destruction (the add functions do not).
-class LineRenderer {
+struct LineVertex {
+    glm::vec3 position;
+    std::uint8_t rgba[4];  // normalised by the vertex fetch
+};
+
+// A batch of coloured segments in world space, kept on the CPU and drawn in one call
+// (VertexBatch: release(), clear()).
+class LineRenderer : public VertexBatch<LineVertex> {
   public:
     void init();  // compiles the shaders (throws std::runtime_error naming the file), buffers
-    // Deletes the GL objects now (the destructor does it too): call it while the context is
-    // still current when the context goes first. The segments kept on the CPU stay.
-    void release();
 
-    void clear();
     void reserve(std::size_t segments);
     void add(glm::vec3 a, glm::vec3 b, glm::vec4 color);  // color: sRGB and alpha in [0, 1]
     // The edges of the axis-aligned box [lo, hi]: 12, or 4 when lo.z == hi.z (a 2D rectangle).
@@ -31,17 +31,6 @@ class LineRenderer {
 
     // Draws every segment with depth test (less-or-equal) and alpha blending (see shaders/).
     void draw(const glm::mat4& view_proj);
-
-  private:
-    struct Vertex {
-        glm::vec3 position;
-        std::uint8_t rgba[4];  // normalised by the vertex fetch
-    };
-
-    Shader shader_;
-    VertexBuffer buffer_;
-    std::vector<Vertex> vertices_;
-    bool dirty_ = true;  // vertices_ changed since the last upload
 };
 
 }  // namespace fs::render

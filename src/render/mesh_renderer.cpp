@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <glm/gtc/constants.hpp>
 
-#include "render/gl_buffer.hpp"
 #include "render/vertex_color.hpp"
 
 namespace fs::render {
@@ -23,29 +22,14 @@ glm::vec3 face_normal(glm::vec3 a, glm::vec3 b, glm::vec3 c) {
 
 }  // namespace
 
-void MeshRenderer::release() {
-    buffer_.release();
-    shader_ = Shader();
-    dirty_ = true;
-}
-
 void MeshRenderer::init() {
-    release();
-    shader_ = Shader("mesh.vert", "mesh.frag");
-    buffer_.create(sizeof(Vertex), {{3, offsetof(Vertex, position)},
-                                    {3, offsetof(Vertex, normal)},
-                                    {4, offsetof(Vertex, rgba), true}});
-}
-
-void MeshRenderer::clear() {
-    vertices_.clear();
-    dirty_ = true;
+    create("mesh.vert", "mesh.frag", {{3, offsetof(MeshVertex, position)},
+                                      {3, offsetof(MeshVertex, normal)},
+                                      {4, offsetof(MeshVertex, rgba), true}});
 }
 
 void MeshRenderer::push(glm::vec3 p, glm::vec3 n, const std::uint8_t rgba[4]) {
-    Vertex v{p, n, {rgba[0], rgba[1], rgba[2], rgba[3]}};
-    vertices_.push_back(v);
-    dirty_ = true;
+    VertexBatch::push(MeshVertex{p, n, {rgba[0], rgba[1], rgba[2], rgba[3]}});
 }
 
 void MeshRenderer::add_triangle(glm::vec3 a, glm::vec3 b, glm::vec3 c, glm::vec4 color) {
@@ -145,18 +129,11 @@ void MeshRenderer::add_disc_2d(glm::vec2 center, float radius, glm::vec4 color, 
 }
 
 void MeshRenderer::draw(const glm::mat4& view_proj, glm::vec3 light_dir) {
-    if (vertices_.empty() || !shader_) return;
-    if (dirty_) {
-        buffer_.upload(vertices_.data(), vertices_.size());
-        dirty_ = false;
-    }
+    if (!begin_draw()) return;
     const float len = glm::length(light_dir);
-    detail::depth_tested_blending();
-    shader_.use();
     shader_.set("u_view_proj", view_proj);
     shader_.set("u_light_dir", len > 0.0f ? light_dir / len : glm::vec3(0.0f, 0.0f, 1.0f));
-    buffer_.draw(GL_TRIANGLES, vertices_.size());
-    glUseProgram(0);
+    end_draw(GL_TRIANGLES);
 }
 
 }  // namespace fs::render

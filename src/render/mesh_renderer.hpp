@@ -10,22 +10,23 @@
 #include <span>
 #include <vector>
 
-#include "render/shader.hpp"
 #include "render/vertex_buffer.hpp"
 
 namespace fs::render {
 
-// A batch of lit triangles in world space, kept on the CPU and drawn in one call. Needs a current
-// OpenGL 3.3 core context from init() to destruction (the add functions do not). Colours are
-// sRGB with alpha in [0, 1]; alpha < 1 blends, but triangles are not sorted.
-class MeshRenderer {
+struct MeshVertex {
+    glm::vec3 position;
+    glm::vec3 normal;
+    std::uint8_t rgba[4];  // normalised by the vertex fetch
+};
+
+// A batch of lit triangles in world space, kept on the CPU and drawn in one call (VertexBatch:
+// release(), clear()). Colours are sRGB with alpha in [0, 1]; alpha < 1 blends, but triangles are
+// not sorted.
+class MeshRenderer : public VertexBatch<MeshVertex> {
   public:
     void init();  // compiles the shaders (throws std::runtime_error naming the file), buffers
-    // Deletes the GL objects now (the destructor does it too): call it while the context is
-    // still current when the context goes first. The triangles kept on the CPU stay.
-    void release();
 
-    void clear();
     // One triangle with its face normal (from the winding, counter-clockwise = front).
     void add_triangle(glm::vec3 a, glm::vec3 b, glm::vec3 c, glm::vec4 color);
     // One triangle with given vertex normals (smooth surfaces).
@@ -52,17 +53,7 @@ class MeshRenderer {
     void draw(const glm::mat4& view_proj, glm::vec3 light_dir);
 
   private:
-    struct Vertex {
-        glm::vec3 position;
-        glm::vec3 normal;
-        std::uint8_t rgba[4];  // normalised by the vertex fetch
-    };
     void push(glm::vec3 p, glm::vec3 n, const std::uint8_t rgba[4]);
-
-    Shader shader_;
-    VertexBuffer buffer_;
-    std::vector<Vertex> vertices_;
-    bool dirty_ = true;  // vertices_ changed since the last upload
 };
 
 }  // namespace fs::render

@@ -1,5 +1,5 @@
 // VertexBuffer's OpenGL calls: the vertex array set-up from a list of attributes, growing
-// uploads (gl_buffer.hpp) and the draw call.
+// uploads (gl_buffer.hpp), the draw call and the batches' state around it.
 #include "render/vertex_buffer.hpp"
 
 #include "render/gl.hpp"
@@ -52,6 +52,22 @@ void VertexBuffer::draw(unsigned primitive, std::size_t count) const {
     glBindVertexArray(vao_);
     glDrawArrays(primitive, 0, static_cast<GLsizei>(count));
     glBindVertexArray(0);
+}
+
+bool VertexBuffer::begin(const Shader& program, const void* vertices, std::size_t count, bool& dirty) {
+    if (count == 0) return false;
+    if (dirty) {
+        upload(vertices, count);
+        dirty = false;
+    }
+    detail::depth_tested_blending();
+    program.use();
+    return true;
+}
+
+void VertexBuffer::end(unsigned primitive, std::size_t count) const {
+    draw(primitive, count);
+    glUseProgram(0);
 }
 
 }  // namespace fs::render
