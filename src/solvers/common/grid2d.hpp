@@ -168,7 +168,7 @@ struct Neighbors2 {
     // On the host the runs are listed first and visited by a loop in the caller: each_run is not
     // inlined, and a visit passed into it took the caller's locals it captures into memory, where
     // every store the visit makes (a neighbour list's slot) could alias them, so each candidate
-    // waited on a store and reloads (DFSPH's density stage: a fifth of its time). On the GPU the
+    // waited on a store and reloads (DFSPH's density stage: a quarter of its time). On the GPU the
     // callback stays: an array indexed at run time lives in local memory there (above).
     template <class Visit>
     FS_HDI int for_each(int s, Visit&& visit) const {
