@@ -392,6 +392,18 @@ public:
         auto q = pair_q_.view();
         const bool periodic = c.boundary == kPeriodic;
         const double scale = c.force_scale;
+#if defined(FS_EULER_AVX512)
+        if (simd_ && !periodic) {  // euler_simd.hpp, eight pairs at a time, kPairBlock pairs a task
+            constexpr int kPairBlock = 1024;
+            const int pairs = static_cast<int>(pair_q_.size());
+            const Config cfg = c;
+            exec_.parallel_tasks((pairs + kPairBlock - 1) / kPairBlock, [=](int t) {
+                simd::pair_forces(t * kPairBlock, std::min(pairs, (t + 1) * kPairBlock), pa.data, pb.data, pos.data,
+                                  vel.data, gamma.data, cfg, scale, q.data);
+            });
+            return;
+        }
+#endif
         exec_.parallel_for(static_cast<int>(pair_q_.size()), FS_LAMBDA(int p) {
             const int a = pa[p], b = pb[p];
             double ov;

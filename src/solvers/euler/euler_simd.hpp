@@ -239,6 +239,71 @@ FS_LANES_TARGET void choose_partners(const grid::Neighbors2& nb, int first, int 
     }
 }
 
+// Soft contact: the listed pairs' forces in quanta (Pipeline::pair_forces, walls or an open box:
+// no periodic image), eight pairs at a time, pairs [first, last). The same operations in the same
+// order as the scalar body (pair_force, then to_quanta), so the same bits: IEEE square root and
+// division are exact in the lanes too, the blends take the scalar's comparisons, and the quanta
+// are converted one at a time as the scalar's cast does.
+// (No fused multiply-adds: the target has them, and the scalar body, built for any x86-64, does not.)
+__attribute__((optimize("fp-contract=off"))) FS_LANES_TARGET void pair_forces(
+    int first, int last, const int* pa, const int* pb, const dvec2* pos, const dvec2* vel, const double* gamma,
+    const Config& c, double scale, PairQuanta* q) {
+    const double* px = &pos[0].x;
+    const double* vx = &vel[0].x;
+    const __m512d zero = _mm512_setzero_pd(), d = _mm512_set1_pd(c.diameter);
+    const __m512d reach2 = _mm512_set1_pd(c.diameter * c.diameter), k = _mm512_set1_pd(c.stiffness);
+    const __m512d sc = _mm512_set1_pd(scale), half = _mm512_set1_pd(0.5);
+    const __m512d limit = _mm512_set1_pd(4503599627370496.0), neg_limit = _mm512_set1_pd(-4503599627370496.0);
+    const __m512i sign = _mm512_set1_epi64(static_cast<long long>(0x8000000000000000ULL));
+    alignas(64) double fx[8], fy[8], ov[8];
+    for (int p = first; p < last; p += 8) {
+        const int n = last - p < 8 ? last - p : 8;
+        const __mmask8 m = lanes::first_lanes(n);
+        alignas(32) int ia[8] = {0, 0, 0, 0, 0, 0, 0, 0}, ib[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (int l = 0; l < n; ++l) {
+            ia[l] = pa[p + l];
+            ib[l] = pb[p + l];
+        }
+        const __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(ia));
+        const __m256i b = _mm256_load_si256(reinterpret_cast<const __m256i*>(ib));
+        const __m256i ax = _mm256_slli_epi32(a, 1), bx = _mm256_slli_epi32(b, 1);
+        const __m256i ay = _mm256_add_epi32(ax, _mm256_set1_epi32(1)), by = _mm256_add_epi32(bx, _mm256_set1_epi32(1));
+        auto gather = [&](const double* base, __m256i idx) {
+            return _mm512_mask_i32gather_pd(zero, m, idx, base, 8);
+        };
+        const __m512d rx = _mm512_sub_pd(gather(px, bx), gather(px, ax));  // separation(): b - a
+        const __m512d ry = _mm512_sub_pd(gather(px, by), gather(px, ay));
+        const __m512d dvx = _mm512_sub_pd(gather(vx, bx), gather(vx, ax));
+        const __m512d dvy = _mm512_sub_pd(gather(vx, by), gather(vx, ay));
+        const __m512d g = _mm512_maskz_loadu_pd(m, gamma + p);
+        // pair_force
+        const __m512d d2 = _mm512_add_pd(_mm512_mul_pd(rx, rx), _mm512_mul_pd(ry, ry));
+        const __mmask8 touching = _mm512_mask_cmp_pd_mask(_mm512_cmp_pd_mask(d2, zero, _CMP_GT_OQ), d2, reach2, _CMP_LT_OQ);
+        const __m512d dist = _mm512_sqrt_pd(_mm512_mask_blend_pd(touching, reach2, d2));
+        const __m512d inv = _mm512_div_pd(_mm512_set1_pd(1.0), dist);
+        const __m512d nx = _mm512_mul_pd(rx, inv), ny = _mm512_mul_pd(ry, inv);
+        const __m512d delta = _mm512_sub_pd(d, dist);
+        const __m512d vn = _mm512_add_pd(_mm512_mul_pd(dvx, nx), _mm512_mul_pd(dvy, ny));
+        const __m512d fn = _mm512_sub_pd(_mm512_mul_pd(k, delta), _mm512_mul_pd(g, vn));
+        const __m512d overlap = _mm512_maskz_div_pd(touching, delta, d);
+        const __m512d s = _mm512_maskz_mov_pd(_mm512_mask_cmp_pd_mask(touching, fn, zero, _CMP_GT_OQ), fn);
+        // to_quanta, before the cast
+        auto quanta = [&](__m512d f) {
+            __m512d v = _mm512_mul_pd(f, sc);
+            v = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(v, limit, _CMP_GT_OQ),
+                                     _mm512_mask_blend_pd(_mm512_cmp_pd_mask(v, neg_limit, _CMP_LT_OQ), v, neg_limit), limit);
+            const __m512d away = _mm512_castsi512_pd(
+                _mm512_or_si512(_mm512_and_si512(_mm512_castpd_si512(v), sign), _mm512_castpd_si512(half)));
+            return _mm512_add_pd(v, away);  // v + copysign(0.5, v)
+        };
+        _mm512_store_pd(fx, quanta(_mm512_mul_pd(s, nx)));
+        _mm512_store_pd(fy, quanta(_mm512_mul_pd(s, ny)));
+        _mm512_store_pd(ov, overlap);
+        for (int l = 0; l < n; ++l)
+            q[p + l] = PairQuanta{static_cast<long long>(fx[l]), static_cast<long long>(fy[l]), ov[l]};
+    }
+}
+
 #endif
 
 }  // namespace fs::euler::simd
