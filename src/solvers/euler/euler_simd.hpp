@@ -244,17 +244,38 @@ FS_LANES_TARGET void choose_partners(const grid::Neighbors2& nb, int first, int 
 // order as the scalar body (pair_force, then to_quanta), so the same bits: IEEE square root and
 // division are exact in the lanes too, the blends take the scalar's comparisons, and the quanta
 // are converted one at a time as the scalar's cast does.
-// (No fused multiply-adds: the target has them, and the scalar body, built for any x86-64, does not.)
-__attribute__((optimize("fp-contract=off"))) FS_LANES_TARGET void pair_forces(
-    int first, int last, const int* pa, const int* pb, const dvec2* pos, const dvec2* vel, const double* gamma,
-    const Config& c, double scale, PairQuanta* q) {
+// No fused multiply-adds: the target has them, and the scalar body, built for any x86-64, does
+// not. (GCC would fuse the intrinsics' products and sums; clang fuses only within one expression.)
+#if defined(__clang__)
+#define FS_EULER_NO_FMA
+#else
+#define FS_EULER_NO_FMA __attribute__((optimize("fp-contract=off")))
+#endif
+
+// Lanes m of base[idx] (0 elsewhere).
+FS_EULER_NO_FMA FS_LANES_TARGET __m512d gather_lanes(const double* base, __m256i idx, __mmask8 m) {
+    return _mm512_mask_i32gather_pd(_mm512_setzero_pd(), m, idx, base, 8);
+}
+
+// to_quanta before its cast: f scale, clamped to +-2^52, plus copysign(0.5, .).
+FS_EULER_NO_FMA FS_LANES_TARGET __m512d quanta_lanes(__m512d f, double scale) {
+    const __m512d limit = _mm512_set1_pd(4503599627370496.0), neg_limit = _mm512_set1_pd(-4503599627370496.0);
+    __m512d v = _mm512_mul_pd(f, _mm512_set1_pd(scale));
+    v = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(v, limit, _CMP_GT_OQ),
+                             _mm512_mask_blend_pd(_mm512_cmp_pd_mask(v, neg_limit, _CMP_LT_OQ), v, neg_limit), limit);
+    const __m512i sign = _mm512_set1_epi64(static_cast<long long>(0x8000000000000000ULL));
+    const __m512d away = _mm512_castsi512_pd(
+        _mm512_or_si512(_mm512_and_si512(_mm512_castpd_si512(v), sign), _mm512_castpd_si512(_mm512_set1_pd(0.5))));
+    return _mm512_add_pd(v, away);
+}
+
+FS_EULER_NO_FMA FS_LANES_TARGET void pair_forces(int first, int last, const int* pa, const int* pb, const dvec2* pos,
+                                                 const dvec2* vel, const double* gamma, const Config& c, double scale,
+                                                 PairQuanta* q) {
     const double* px = &pos[0].x;
     const double* vx = &vel[0].x;
     const __m512d zero = _mm512_setzero_pd(), d = _mm512_set1_pd(c.diameter);
     const __m512d reach2 = _mm512_set1_pd(c.diameter * c.diameter), k = _mm512_set1_pd(c.stiffness);
-    const __m512d sc = _mm512_set1_pd(scale), half = _mm512_set1_pd(0.5);
-    const __m512d limit = _mm512_set1_pd(4503599627370496.0), neg_limit = _mm512_set1_pd(-4503599627370496.0);
-    const __m512i sign = _mm512_set1_epi64(static_cast<long long>(0x8000000000000000ULL));
     alignas(64) double fx[8], fy[8], ov[8];
     for (int p = first; p < last; p += 8) {
         const int n = last - p < 8 ? last - p : 8;
@@ -268,13 +289,10 @@ __attribute__((optimize("fp-contract=off"))) FS_LANES_TARGET void pair_forces(
         const __m256i b = _mm256_load_si256(reinterpret_cast<const __m256i*>(ib));
         const __m256i ax = _mm256_slli_epi32(a, 1), bx = _mm256_slli_epi32(b, 1);
         const __m256i ay = _mm256_add_epi32(ax, _mm256_set1_epi32(1)), by = _mm256_add_epi32(bx, _mm256_set1_epi32(1));
-        auto gather = [&](const double* base, __m256i idx) {
-            return _mm512_mask_i32gather_pd(zero, m, idx, base, 8);
-        };
-        const __m512d rx = _mm512_sub_pd(gather(px, bx), gather(px, ax));  // separation(): b - a
-        const __m512d ry = _mm512_sub_pd(gather(px, by), gather(px, ay));
-        const __m512d dvx = _mm512_sub_pd(gather(vx, bx), gather(vx, ax));
-        const __m512d dvy = _mm512_sub_pd(gather(vx, by), gather(vx, ay));
+        const __m512d rx = _mm512_sub_pd(gather_lanes(px, bx, m), gather_lanes(px, ax, m));  // separation(): b - a
+        const __m512d ry = _mm512_sub_pd(gather_lanes(px, by, m), gather_lanes(px, ay, m));
+        const __m512d dvx = _mm512_sub_pd(gather_lanes(vx, bx, m), gather_lanes(vx, ax, m));
+        const __m512d dvy = _mm512_sub_pd(gather_lanes(vx, by, m), gather_lanes(vx, ay, m));
         const __m512d g = _mm512_maskz_loadu_pd(m, gamma + p);
         // pair_force
         const __m512d d2 = _mm512_add_pd(_mm512_mul_pd(rx, rx), _mm512_mul_pd(ry, ry));
@@ -287,17 +305,8 @@ __attribute__((optimize("fp-contract=off"))) FS_LANES_TARGET void pair_forces(
         const __m512d fn = _mm512_sub_pd(_mm512_mul_pd(k, delta), _mm512_mul_pd(g, vn));
         const __m512d overlap = _mm512_maskz_div_pd(touching, delta, d);
         const __m512d s = _mm512_maskz_mov_pd(_mm512_mask_cmp_pd_mask(touching, fn, zero, _CMP_GT_OQ), fn);
-        // to_quanta, before the cast
-        auto quanta = [&](__m512d f) {
-            __m512d v = _mm512_mul_pd(f, sc);
-            v = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(v, limit, _CMP_GT_OQ),
-                                     _mm512_mask_blend_pd(_mm512_cmp_pd_mask(v, neg_limit, _CMP_LT_OQ), v, neg_limit), limit);
-            const __m512d away = _mm512_castsi512_pd(
-                _mm512_or_si512(_mm512_and_si512(_mm512_castpd_si512(v), sign), _mm512_castpd_si512(half)));
-            return _mm512_add_pd(v, away);  // v + copysign(0.5, v)
-        };
-        _mm512_store_pd(fx, quanta(_mm512_mul_pd(s, nx)));
-        _mm512_store_pd(fy, quanta(_mm512_mul_pd(s, ny)));
+        _mm512_store_pd(fx, quanta_lanes(_mm512_mul_pd(s, nx), scale));
+        _mm512_store_pd(fy, quanta_lanes(_mm512_mul_pd(s, ny), scale));
         _mm512_store_pd(ov, overlap);
         for (int l = 0; l < n; ++l)
             q[p + l] = PairQuanta{static_cast<long long>(fx[l]), static_cast<long long>(fy[l]), ov[l]};
