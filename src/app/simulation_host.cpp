@@ -582,8 +582,11 @@ void SimulationHost::serve(std::unique_lock<std::mutex>& lock) {
     busy_ = true;
     lock.unlock();
 
+    const double t_before_commands = solver_->time();
     for (auto& command : commands) command();
-    if (restart_pacer) pacer_.restart();  // a resumed run starts level with the clock
+    // A resumed run starts level with the clock, and so does a reset, another scene or a step
+    // taken by hand: the debt a slow run left (RealTimePacer::kMostDebt) must not hurry the next.
+    if (restart_pacer || solver_->time() != t_before_commands) pacer_.restart();
     int stepped = 0;
     if (take_frame) {
         // Real time: simulated time keeps pace with the wall clock as long as the steps fit
@@ -601,7 +604,15 @@ void SimulationHost::serve(std::unique_lock<std::mutex>& lock) {
             const double t_before = solver_->time();
             ++stepped;
             step_once();
-            if (realtime) pacer_.stepped(solver_->time() - t_before);
+            if (realtime) {
+                // A failed step returns to the last good one (SafetyNet): time went back, and
+                // the pacer starts level with the clock again.
+                const double advanced = solver_->time() - t_before;
+                if (advanced >= 0.0)
+                    pacer_.stepped(advanced);
+                else
+                    pacer_.restart();
+            }
             std::lock_guard guard(mutex_);
             if (!running_ || quit_ || !queue_.empty()) break;
         }
