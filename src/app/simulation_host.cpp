@@ -315,6 +315,7 @@ void SimulationHost::set_steps_per_frame(int n) {
 
 void SimulationHost::set_realtime(bool on) {
     std::lock_guard lock(mutex_);
+    if (on != realtime_) restart_pacer_ = true;  // real time starts level with the clock
     realtime_ = on;
 }
 
