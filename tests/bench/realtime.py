@@ -5,8 +5,11 @@
   window:   under Xvfb for --seconds S in real time: the simulated time reached over S, and the
             frames a second the window drew (its closing summary); on the window's own choice of
             threads (a core left for the drawing), as `make run` opens it, unless --window-threads.
+            --display direct opens the window on whatever the environment gives (a GPU machine's
+            SDL offscreen driver over EGL: tests/gpu/lease.sh) instead of under xvfb-run.
     python3 tests/bench/realtime.py build/fluid-sandbox [--steps 40] [--warmup 10] [--seconds 10]
                                     [--threads 2] [--window-threads N] [--scenes a,b]
+                                    [--backend cpu|cuda] [--display xvfb|direct]
                                     [--no-window] [--json F]
 Never a test: the figures depend on the machine (docs/benchmarks.md names the machine)."""
 import argparse
@@ -29,22 +32,25 @@ def stats_lines(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
-def headless(binary, scene, steps, warmup, threads):
+def headless(binary, scene, steps, warmup, threads, backend):
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, 's.jsonl')
         subprocess.run([binary, scene, '--headless', '--steps', str(steps), '--threads', str(threads),
-                        '--stats', path], check=True, stdout=subprocess.DEVNULL)
+                        '--backend', backend, '--stats', path], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
         lines = [l for l in stats_lines(path) if l.get('step', 0) > warmup]
     dt = statistics.median(l['dt'] for l in lines)
     ms = statistics.median(l['step_ms'] for l in lines)
     return dt, ms, dt / (1e-3 * ms)
 
 
-def window(binary, scene, seconds, threads):
+def window(binary, scene, seconds, threads, backend, display):
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, 's.jsonl')
-        out = subprocess.run(['xvfb-run', '-a', '-s', '-screen 0 1600x1000x24', binary, scene, '--seconds',
-                              str(seconds), *(['--threads', str(threads)] if threads else []), '--stats', path],
+        prefix = ['xvfb-run', '-a', '-s', '-screen 0 1600x1000x24'] if display == 'xvfb' else []
+        size = [] if display == 'xvfb' else ['--size', '1600x1000']
+        out = subprocess.run([*prefix, binary, scene, '--seconds', str(seconds), *size, '--backend', backend,
+                              *(['--threads', str(threads)] if threads else []), '--stats', path],
                              check=True, capture_output=True, text=True).stdout
         lines = stats_lines(path)
     m = FPS.search(out)
@@ -62,28 +68,39 @@ def main():
     ap.add_argument('--threads', type=int, default=2, help='headless')
     ap.add_argument('--window-threads', type=int, default=0, help="the window's (default: its own choice)")
     ap.add_argument('--scenes', help='comma-separated (default: every bundled scene)')
+    ap.add_argument('--backend', default='cpu', choices=['cpu', 'cuda'])
+    ap.add_argument('--display', default='xvfb', choices=['xvfb', 'direct'],
+                    help='direct: no xvfb-run, the environment gives the display (default xvfb)')
     ap.add_argument('--no-window', action='store_true')
     ap.add_argument('--json')
     a = ap.parse_args()
     scenes = a.scenes.split(',') if a.scenes else sorted(f[:-5] for f in os.listdir(SCENES) if f.endswith('.json'))
-    show_window = not a.no_window and shutil.which('xvfb-run')
+    show_window = not a.no_window and (a.display == 'direct' or shutil.which('xvfb-run'))
     report = {}
     print(f'{"scene":22s} {"dt (ms)":>9s} {"ms/step":>9s} {"headless":>9s}' +
           (f' {"window":>9s} {"frames/s":>9s}' if show_window else ''), flush=True)
+    failed = 0
     for scene in scenes:
-        dt, ms, factor = headless(a.binary, scene, a.steps, a.warmup, a.threads)
-        row = {'dt_ms': 1e3 * dt, 'step_ms': ms, 'headless': factor}
-        line = f'{scene:22s} {1e3 * dt:9.3g} {ms:9.3g} {factor:8.2f}x'
-        if show_window:
-            fps, wfactor = window(a.binary, scene, a.seconds, a.window_threads)
-            row.update(window=wfactor, fps=fps)
-            line += f' {wfactor:8.2f}x {fps:9.1f}'
+        try:
+            dt, ms, factor = headless(a.binary, scene, a.steps, a.warmup, a.threads, a.backend)
+            row = {'dt_ms': 1e3 * dt, 'step_ms': ms, 'headless': factor}
+            line = f'{scene:22s} {1e3 * dt:9.3g} {ms:9.3g} {factor:8.2f}x'
+            if show_window:
+                fps, wfactor = window(a.binary, scene, a.seconds, a.window_threads, a.backend, a.display)
+                row.update(window=wfactor, fps=fps)
+                line += f' {wfactor:8.2f}x {fps:9.1f}'
+        except subprocess.CalledProcessError as e:
+            # One scene's failure is reported with what the program said, and the others still run.
+            failed += 1
+            said = (e.stderr or e.stdout or '').strip().splitlines()
+            row = {'error': f'exit {e.returncode}: {said[-1] if said else ""}'}
+            line = f'{scene:22s} failed, {row["error"]}'
         report[scene] = row
         print(line, flush=True)
     if a.json:
         with open(a.json, 'w') as f:
             json.dump(report, f, indent=1)
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == '__main__':

@@ -3,7 +3,7 @@
 simulated time (to the first step past it), and what a simulated second costs.
     python3 tests/bench/sph_solvers.py build/fluid-sandbox [--seconds 1.0] [--threads 2]
                                        [--scenes sph_dam_break,sph_barrier,sph_hydrostatic]
-                                       [--set NAME=VALUE ...]
+                                       [--set NAME=VALUE ...] [--backend cpu|cuda] [--json F]
 Per run: the steps taken, the mean dt, the mean ms a step (every step, --stats), the wall time a
 simulated second (the steps' own time, no start-up), the density solve's mean iterations, the mean
 and largest density error over the steps, and the scene's --compare headline where it has one.
@@ -19,15 +19,16 @@ import tempfile
 SOLVERS = ('wcsph', 'dfsph', 'iisph')
 
 
-def run(binary, scene, solver, seconds, threads, extra):
+def run(binary, scene, solver, seconds, threads, backend, extra):
     with tempfile.TemporaryDirectory() as d:
         stats, compare = os.path.join(d, 's.jsonl'), os.path.join(d, 'c.json')
         # A first guess of the steps from each solver's usual dt, then the rest: the run ends at
         # the first step past `seconds`.
         steps = int(seconds / (1.8e-4 if solver == 'wcsph' else 1.1e-3)) + 1
         while True:
-            subprocess.run([binary, scene, '--headless', '--steps', str(steps), '--threads', str(threads), '--set',
-                            f'pressure_solver={solver}', *extra, '--stats', stats, '--compare', compare],
+            subprocess.run([binary, scene, '--headless', '--steps', str(steps), '--threads', str(threads),
+                            '--backend', backend, '--set', f'pressure_solver={solver}', *extra, '--stats', stats,
+                            '--compare', compare],
                            check=True, stdout=subprocess.DEVNULL)
             with open(stats) as f:
                 lines = [json.loads(l) for l in f if l.strip()][1:]
@@ -63,18 +64,25 @@ def main():
     ap.add_argument('--threads', type=int, default=2)
     ap.add_argument('--scenes', default='sph_dam_break,sph_barrier,sph_hydrostatic')
     ap.add_argument('--set', action='append', default=[], help='NAME=VALUE for every run')
+    ap.add_argument('--backend', default='cpu', choices=['cpu', 'cuda'])
+    ap.add_argument('--json', help='also write the rows here')
     a = ap.parse_args()
+    rows = []
     extra = [x for kv in a.set for x in ('--set', kv)]
     print('| scene | solver | simulated s | steps | mean dt (ms) | ms a step | iterations | wall s / simulated s '
           '| density error mean / max | comparison |')
     print('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |')
     for scene in a.scenes.split(','):
         for solver in SOLVERS:
-            r = run(a.binary, scene, solver, a.seconds, a.threads, extra)
+            r = run(a.binary, scene, solver, a.seconds, a.threads, a.backend, extra)
+            rows.append(dict(r, scene=scene, solver=solver, backend=a.backend))
             its = f"{r['iterations']:.1f}" if r['iterations'] is not None else '–'
             print(f"| `{scene}` | {solver} | {r['t']:.2f} | {r['steps']} | {r['dt_ms']:.3f} | {r['ms']:.3f} | {its} | "
                   f"{r['wall_per_s']:.2f} | {100 * r['error_mean']:.3f}% / {100 * r['error_max']:.1f}% | "
                   f"{r['compare']} |", flush=True)
+    if a.json:
+        with open(a.json, 'w') as f:
+            json.dump(rows, f, indent=1)
 
 
 if __name__ == '__main__':

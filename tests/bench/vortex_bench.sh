@@ -4,7 +4,8 @@
 # 1. scenes/vortex_plate_flames.json once it runs full (about 1000 vortons and 49 000 tracers,
 #    after 150 warm-up steps), the document's timing table's scenario (seed 002, Table 2).
 # 2. On a GPU: 1e5 vortons and 1e7 tracers (a block of quiet vortons and a block of tracers), by
-#    the direct sum and by vortex-in-cell (the 16 ms goal).
+#    the direct sum and by vortex-in-cell (the 16 ms goal); then the direct sum's pair rate alone
+#    with 1e5 and 3e5 vortons.
 set -euo pipefail
 program=${1:-build/fluid-sandbox}
 backend=${2:-cpu}
@@ -27,6 +28,17 @@ if [ "$backend" = cuda ]; then
         --set vorton_spacing=0.1 --set max_vortons=200000 --set tracer_box=-2,-2,-2,2,2,2 \
         --set tracers=10000000 --set max_tracers=10000000 \
         --bench-json "$out/bench-vortex-1e5-grid-1e7-tracers-cuda.json"
+    # The direct sum's pair rate (the goal: 5e11 pair interactions a second with 1e5-1e6
+    # vortons): no tracers, one velocity evaluation a step (integrator euler), pairs a second =
+    # N^2 over the velocity stage's median time (tests/gpu/report.py). 46^3 = 97 336 and 67^3 =
+    # 300 763 vortons on a lattice of spacing 0.1.
+    for n in 46 67; do
+        h=$(awk -v n="$n" 'BEGIN { printf "%.4g", n * 0.05 }')
+        "$program" "$here/scenes/vortex_moving_plate.json" --bench --backend cuda --steps "${FS_BENCH_DIRECT_STEPS:-5}" \
+            --warmup 2 --set velocity_method=direct --set tracers=0 --set integrator=euler \
+            --set vorton_box=-$h,-$h,-$h,$h,$h,$h --set vorton_spacing=0.1 --set max_vortons=$((n * n * n + 10000)) \
+            --bench-json "$out/bench-vortex-$((n * n * n))-direct-cuda.json"
+    done
 fi
 
 # 3. On the CPU: the direct sum's pair rate (pairs/s = N^2 / the velocity stage's time; stages
