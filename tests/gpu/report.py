@@ -148,7 +148,25 @@ def bench_summary(d):
         pass
     surface = [line for line in read(os.path.join(d, "surface.txt")).splitlines() if line.strip()]
     return {"copy": copy, "runs": rows, "jacobi_128": jacobi, "mgpcg_128": mgpcg, "surface": surface,
-            "sph_solvers_4e6": sph_solvers_4e6(d), "sph_solvers_scenes": read(os.path.join(d, "sph-solvers.txt")).strip()}
+            "sph_solvers_4e6": sph_solvers_4e6(d), "sph_solvers_scenes": read(os.path.join(d, "sph-solvers.txt")).strip(),
+            "ot_transport": ot_transport(d)}
+
+
+def ot_transport(d):
+    """What OT's transport stage did a step (ot_scaling.sh's stats, steps 3 on, medians): Newton
+    iterations, cell passes, CG iterations, and the time in the cells and in the linear solves."""
+    out = {}
+    for f in sorted(glob.glob(os.path.join(d, "bench-ot-*-cuda.jsonl"))):
+        try:
+            rows = [json.loads(l) for l in read(f).splitlines() if l.strip()][2:]
+        except ValueError:
+            continue
+        if not rows:
+            continue
+        med = {k: statistics.median(r[k] for r in rows)
+               for k in ("newton_iterations", "cell_passes", "cg_iterations", "cells_ms", "solve_ms", "step_ms")}
+        out[str(rows[0]["n_particles"])] = med
+    return out
 
 
 def sph_solvers_4e6(d):
@@ -237,6 +255,13 @@ def main():
             md += [f"| {k} | {v['n_particles']} | {v['median_step_ms']:.3f} | {v['median_dt']:.3g} | "
                    f"{v['particle_steps_per_second']:.3g} ({'met' if v['goal_met'] else 'NOT met'}) | "
                    f"{v['wall_per_simulated_s']:.3g} | {v['density_iterations']:.1f} |" for k, v in sph.items()]
+        ot = rep["bench"].get("ot_transport")
+        if ot:
+            md += ["", "OT's transport a step (tests/bench/ot_scaling.sh's stats, medians):", "",
+                   "| cells | ms a step | Newton iterations | cell passes | CG iterations | cells (ms) | linear solves (ms) |",
+                   "| --- | --- | --- | --- | --- | --- | --- |"]
+            md += [f"| {n} | {v['step_ms']:.2f} | {v['newton_iterations']:g} | {v['cell_passes']:g} | "
+                   f"{v['cg_iterations']:g} | {v['cells_ms']:.2f} | {v['solve_ms']:.2f} |" for n, v in ot.items()]
         if rep["bench"].get("sph_solvers_scenes"):
             md += ["", "SPH's pressure solvers on the bundled scenes (tests/bench/sph_solvers.py --backend cuda):", "",
                    rep["bench"]["sph_solvers_scenes"]]
