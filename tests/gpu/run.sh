@@ -111,7 +111,7 @@ if [[ " $parts " == *" sanitize "* ]]; then
         for tool in memcheck racecheck; do
             # shellcheck disable=SC2086 # ARGS split into words
             timeout 60 "$cs" --tool "$tool" --error-exitcode 9 "$bin" "scenes/$scene.json" --headless \
-                --backend cuda --steps 2 $args >"$out/sanitize/$name-$tool.txt" 2>&1
+                --backend cuda --steps 2 $args </dev/null >"$out/sanitize/$name-$tool.txt" 2>&1
             echo "exit $?" >>"$out/sanitize/$name-$tool.txt"
         done
     done <<RUNS
