@@ -62,10 +62,8 @@ fi
 # The libraries the builds load that a GPU machine lacks (FFTW, OpenMP's, SDL, glvnd), and the
 # window's offscreen display over NVIDIA's EGL.
 bundle=$here/build-window
-out_env=$out
-out=$work   # where window_env.sh writes an EGL vendor file if the driver has none
+egl_dir=$work
 . tests/gpu/window_env.sh >>"$work/lease.log" 2>&1
-out=$out_env
 tail -1 "$work/lease.log"
 export PATH=$PATH:/usr/local/cuda/bin
 

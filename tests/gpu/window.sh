@@ -23,6 +23,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
+egl_dir=$out
 . "$here/tests/gpu/window_env.sh"
 
 report="$out/window.md"

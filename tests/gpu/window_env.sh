@@ -1,7 +1,8 @@
 # Sourced by tests/gpu/window.sh and tests/gpu/lease.sh: the environment in which the desktop
 # window opens on a GPU machine without a display. SDL's offscreen video driver draws through EGL
 # on NVIDIA's driver; the window's own libraries come from a bundle (tests/gpu/window_bundle.sh).
-#   bundle=DIR out=DIR here=REPO; . tests/gpu/window_env.sh
+#   bundle=DIR here=REPO egl_dir=DIR; . tests/gpu/window_env.sh
+# egl_dir: where an EGL vendor file is written if NVIDIA's driver brought none.
 # Sets `backend` to cuda where nvidia-smi finds a GPU, else cpu (a rehearsal with this machine's
 # EGL).
 export LD_LIBRARY_PATH="$bundle/lib:/usr/local/nvidia/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
@@ -18,7 +19,7 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
         for f in "$d"/*nvidia*.json; do [ -e "$f" ] && vendor=$f && break 2; done
     done
     if [ -z "$vendor" ]; then
-        vendor="$out/10_nvidia.json"
+        vendor="$egl_dir/10_nvidia.json"
         printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "libEGL_nvidia.so.0"}}\n' >"$vendor"
     fi
     export __EGL_VENDOR_LIBRARY_FILENAMES="$vendor"
