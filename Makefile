@@ -14,6 +14,10 @@
 #                   index.js, index.wasm and index.data, a static page for any web server
 #   make serve-web  serves it at http://localhost:WEB_PORT/ (cross-origin isolated)
 #   make test-web   the browser tests: headless Chromium on the page, against the native build
+#   make package    a Debian package of the build, BUILD_DIR/fluid-sandbox_VERSION_amd64.deb: the program,
+#                   its scenes and shaders, the Python module, the lessons and the manual (CPack)
+#   make test-package  Lintian on the package, then installs it with apt-get, runs the installed program,
+#                   module and window from another folder, removes it and checks nothing is left
 # Variables: BUILD_DIR (build), BUILD_TYPE (Release), CMAKE_ARGS (extra -D options), JOBS,
 # CUDA_ARCHS (empty: the release list of CMakeLists.txt; CI builds one), SANITIZE_DIR
 # (build-sanitize), SANITIZE_EXCLUDE, FUZZ_DIR (build-fuzz), FUZZ_SECONDS (60), WEB_DIR
@@ -44,7 +48,8 @@ WEB_PORT ?= 8000
 # emcc's JavaScript optimizer needs Debian's node modules (acorn), which Node does not look for.
 WEB_ENV   = NODE_PATH=/usr/share/nodejs
 
-.PHONY: all deps configure build run test bench clean test-sanitize fuzz web serve-web test-web python python-install lessons
+.PHONY: all deps configure build run test bench clean test-sanitize fuzz web serve-web test-web python python-install lessons \
+	package test-package
 
 all: build
 
@@ -64,6 +69,14 @@ run: build
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+package: build
+	@third_party/install-deps.sh package
+	cmake --build $(BUILD_DIR) --target fs_package_files
+	cd $(BUILD_DIR) && cpack -G DEB
+
+test-package: package
+	tests/package/install_test.sh $(BUILD_DIR)
 
 # ASan aborts on the first error; UBSan likewise (-fno-sanitize-recover), with a stack trace. The
 # window's tests run without LeakSanitizer: SDL2 (its D-Bus connection) and Mesa keep allocations

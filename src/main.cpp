@@ -4,9 +4,12 @@
 #include <cstdio>
 
 #include "cli/options.hpp"
+#include "core/version.hpp"
 #include "headless/runner.hpp"
 #if FS_HAVE_APP
 #include "app/app.hpp"
+#else
+#define FS_HAVE_APP 0
 #endif
 
 int main(int argc, char** argv) {
@@ -25,6 +28,10 @@ int main(int argc, char** argv) {
     if (!options) return code;
     const fs::Options& o = *options;
     if (o.cuda_fault.site != fs::CudaFaultSite::None) fs::set_cuda_fault(o.cuda_fault);
+    if (o.version) {
+        std::fputs(fs::version_text(FS_HAVE_APP).c_str(), stdout);
+        return fs::kExitOk;
+    }
     if (o.list_scenes) return fs::list_scenes();
     if (o.list_params) return fs::list_params(o);
     if (o.bench) return fs::run_bench(o);

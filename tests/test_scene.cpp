@@ -4,7 +4,11 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+#include <regex>
+
 #include "core/backend.hpp"
+#include "core/data_dirs.hpp"
 #include "io/scene.hpp"
 #include "program.hpp"
 #include "solvers/euler/euler_solver.hpp"
@@ -164,6 +168,50 @@ TEST(Program, HelpAndListScenes) {
     for (const char* scene : {"default", "euler_tutorial", "euler_gas"})
         EXPECT_NE(list.output.find(scene), std::string::npos) << scene;
     EXPECT_EQ(list.output.find("cannot be loaded"), std::string::npos) << list.output;
+}
+
+TEST(Program, VersionNamesTheCommitAndTheBackends) {
+    const auto r = run_program("--version");
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::smatch m;
+    // X.Y.Z at a tag, X.Y.Z+gitN.HASH between (src/package/version.cmake), then the full commit.
+    ASSERT_TRUE(std::regex_search(r.output, m,
+                                  std::regex(R"(^fluid-sandbox (\d+\.\d+\.\d+)(\+git\d+\.([0-9a-f]{7}))?\ncommit (\S+) )")))
+        << r.output;
+    const std::string commit = m[4];
+    if (m[2].matched) {
+        EXPECT_EQ(commit.substr(0, 7), m[3].str()) << "the version's hash is not the commit's";
+    }
+    // Built from a git checkout, the commit is the checkout's HEAD (the build writes it each time).
+    const std::string head_cmd = "git -C \"" + std::string(FS_SOURCE_DIR) + "\" rev-parse HEAD 2>/dev/null";
+    if (std::FILE* p = popen(head_cmd.c_str(), "r")) {
+        char buf[64] = {};
+        const bool got = std::fgets(buf, sizeof buf, p) != nullptr;
+        pclose(p);
+        if (got) {
+            EXPECT_EQ(commit, std::string(buf).substr(0, 40)) << r.output;
+        }
+    }
+    EXPECT_NE(r.output.find("\nbackends: cpu (OpenMP"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find(", cuda (") != std::string::npos, fs::cuda_status().built) << r.output;
+}
+
+// The program and the tests of a build tree read the source tree's scenes and shaders (an
+// installed copy reads /usr/share/fluid-sandbox: tests/package/install_test.sh); the environment
+// overrides both, an empty variable does not.
+TEST(DataDirs, ABuildTreeReadsTheSourceTreeAndTheEnvironmentOverrides) {
+    ASSERT_TRUE(fs::running_from_build_tree());
+    unsetenv("FLUID_SANDBOX_SCENES");
+    EXPECT_EQ(fs::data_dir("scenes"), std::string(FS_SOURCE_DIR) + "/scenes");
+    setenv("FLUID_SANDBOX_SHADERS", "", 1);
+    EXPECT_EQ(fs::data_dir("shaders"), std::string(FS_SOURCE_DIR) + "/shaders");
+    setenv("FLUID_SANDBOX_SCENES", "/elsewhere/scenes", 1);
+    EXPECT_EQ(fs::data_dir("scenes"), "/elsewhere/scenes");
+    unsetenv("FLUID_SANDBOX_SCENES");
+    unsetenv("FLUID_SANDBOX_SHADERS");
+    const auto help = run_program("--help");
+    EXPECT_NE(help.output.find("Scenes folder: " + std::string(FS_SOURCE_DIR) + "/scenes"), std::string::npos)
+        << help.output;
 }
 
 }  // namespace

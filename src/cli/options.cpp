@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -13,14 +12,12 @@
 #include <CLI/CLI.hpp>
 
 #include "core/cuda_fault.hpp"
+#include "core/data_dirs.hpp"
 #include "io/scene.hpp"
 
 namespace fs {
 
-std::string scenes_dir() {
-    if (const char* env = std::getenv("FLUID_SANDBOX_SCENES")) return env;
-    return FS_SCENES_DIR;
-}
+std::string scenes_dir() { return data_dir("scenes"); }
 
 std::string default_scene() { return scenes_dir() + "/default.json"; }
 
@@ -209,6 +206,7 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
                    "Debug: make the CUDA backend fail on purpose to try the recovery paths: init "
                    "(the GPU does not initialise), alloc[:N] (the N-th device allocation runs out of "
                    "memory), launch[:N] (the N-th kernel launch fails and breaks the context)");
+    app.add_flag("--version", o.version, "Print the version, the commit it was built from and the backends built in");
     app.add_flag("--list-scenes", o.list_scenes, "List the bundled scenes, one line each");
     app.add_flag("--list-params", o.list_params,
                  "List the parameters of the scene's solver: name, value, allowed values, unit");

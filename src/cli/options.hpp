@@ -15,6 +15,7 @@ struct Options {
     std::string scene;  // resolved path; empty until resolved
     bool headless = false;
     bool bench = false;
+    bool version = false;  // --version: print the build (version, commit, backends) and exit
     bool list_scenes = false;
     bool list_params = false;
     long long steps = 100;

@@ -2,7 +2,8 @@
 
 #include "render/gl.hpp"
 
-#include <cstdlib>
+#include "core/data_dirs.hpp"
+
 #include <fstream>
 #include <glm/gtc/type_ptr.hpp>
 #include <sstream>
@@ -82,14 +83,7 @@ std::string glsl_source(std::string_view text, std::string_view defines, bool es
     return out;
 }
 
-std::string shaders_dir() {
-    if (const char* env = std::getenv("FLUID_SANDBOX_SHADERS"); env && *env) return env;
-#ifdef FS_SHADERS_DIR
-    return FS_SHADERS_DIR;
-#else
-    return "shaders";
-#endif
-}
+std::string shaders_dir() { return data_dir("shaders"); }
 
 Shader::Shader(std::string_view vertex_file, std::string_view fragment_file, std::string_view defines) {
     const std::string dir = shaders_dir();

@@ -11,9 +11,8 @@
 
 namespace fs::render {
 
-// The folder the shaders are read from: the environment variable FLUID_SANDBOX_SHADERS when set
-// and not empty, otherwise the build's FS_SHADERS_DIR (the source tree's shaders/), otherwise
-// "shaders" relative to the working directory.
+// The folder the shaders are read from: data_dir("shaders") (core/data_dirs.hpp): the environment's
+// FLUID_SANDBOX_SHADERS, the source tree's shaders/ from a build tree, or the installed copy.
 std::string shaders_dir();
 
 // The source the context compiles from a shader file's text: `defines` (lines of #define) after

@@ -4,14 +4,16 @@
 // is a library built without nvcc's per-thread flag: left alone it would use the legacy default
 // stream, which waits for every other stream (the window's copies) and makes them wait for it.
 //
+// cuFFT is opened at run time (cufft_loader.hpp): the Debian package does not depend on it.
+//
 // The forward and backward plans never run at the same time, so they share one work area that
 // this class allocates (cuFFT would otherwise give each plan its own).
-#include <cufft.h>
 
 #include <string>
 
 #include "core/buffer.hpp"
 #include "core/exec_cuda.cuh"
+#include "solvers/vortex/cufft_loader.hpp"
 #include "solvers/vortex/poisson.hpp"
 
 namespace fs::vortex {
@@ -77,38 +79,39 @@ public:
     void plan(const poisson_detail::DoubledGrid& g, double* data) {
         release();
         data_ = data;
-        FS_CUFFT_CHECK(cufftCreate(&forward_));
+        const CufftApi& cufft = cufft_api();
+        FS_CUFFT_CHECK(cufft.create(&forward_));
         planned_forward_ = true;
-        FS_CUFFT_CHECK(cufftCreate(&backward_));
+        FS_CUFFT_CHECK(cufft.create(&backward_));
         planned_backward_ = true;
-        FS_CUFFT_CHECK(cufftSetAutoAllocation(forward_, 0));
-        FS_CUFFT_CHECK(cufftSetAutoAllocation(backward_, 0));
+        FS_CUFFT_CHECK(cufft.set_auto_allocation(forward_, 0));
+        FS_CUFFT_CHECK(cufft.set_auto_allocation(backward_, 0));
         // Row-major sizes, the last varying fastest: (z, y, x); in place, the real rows are padded
         // to 2(nx + 1) as in FFTW.
         std::size_t forward_bytes = 0, backward_bytes = 0;
         FS_CUFFT_CHECK(
-            cufftMakePlan3d(forward_, 2 * g.nz, 2 * g.ny, 2 * g.nx, CUFFT_D2Z, &forward_bytes));
+            cufft.make_plan_3d(forward_, 2 * g.nz, 2 * g.ny, 2 * g.nx, CUFFT_D2Z, &forward_bytes));
         FS_CUFFT_CHECK(
-            cufftMakePlan3d(backward_, 2 * g.nz, 2 * g.ny, 2 * g.nx, CUFFT_Z2D, &backward_bytes));
+            cufft.make_plan_3d(backward_, 2 * g.nz, 2 * g.ny, 2 * g.nx, CUFFT_Z2D, &backward_bytes));
         work_.resize(std::max(forward_bytes, backward_bytes));
-        FS_CUFFT_CHECK(cufftSetWorkArea(forward_, work_.data()));
-        FS_CUFFT_CHECK(cufftSetWorkArea(backward_, work_.data()));
+        FS_CUFFT_CHECK(cufft.set_work_area(forward_, work_.data()));
+        FS_CUFFT_CHECK(cufft.set_work_area(backward_, work_.data()));
         // The transforms run from the thread that steps the solver, on its stream.
-        FS_CUFFT_CHECK(cufftSetStream(forward_, cudaStreamPerThread));
-        FS_CUFFT_CHECK(cufftSetStream(backward_, cudaStreamPerThread));
+        FS_CUFFT_CHECK(cufft.set_stream(forward_, cudaStreamPerThread));
+        FS_CUFFT_CHECK(cufft.set_stream(backward_, cudaStreamPerThread));
     }
     void forward() const {
-        FS_CUFFT_CHECK(cufftExecD2Z(forward_, data_, reinterpret_cast<cufftDoubleComplex*>(data_)));
+        FS_CUFFT_CHECK(cufft_api().exec_d2z(forward_, data_, reinterpret_cast<cufftDoubleComplex*>(data_)));
     }
     void backward() const {
         FS_CUFFT_CHECK(
-            cufftExecZ2D(backward_, reinterpret_cast<cufftDoubleComplex*>(data_), data_));
+            cufft_api().exec_z2d(backward_, reinterpret_cast<cufftDoubleComplex*>(data_), data_));
     }
 
 private:
     void release() noexcept {
-        if (planned_forward_) cufftDestroy(forward_);
-        if (planned_backward_) cufftDestroy(backward_);
+        if (planned_forward_) cufft_api().destroy(forward_);
+        if (planned_backward_) cufft_api().destroy(backward_);
         planned_forward_ = planned_backward_ = false;
     }
 
@@ -123,6 +126,7 @@ private:
 std::unique_ptr<FreeSpacePoisson> make_poisson_cuda() {
     const CudaStatus& status = cuda_status();
     if (!status.usable) throw CudaError(status.reason);
+    cufft_api();  // cuFFT missing is said when the solver is set up, not at its first transform
     return std::make_unique<poisson_detail::Hockney<CudaExec, cufft_detail::CufftTransforms>>();
 }
 
