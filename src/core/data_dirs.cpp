@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 
 #ifndef __EMSCRIPTEN__
 #include <dlfcn.h>
