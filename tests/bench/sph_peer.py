@@ -11,7 +11,9 @@ tank, a 0.4 x 0.8 m column, spacing 0.01 m (3 200 particles), 2D cubic spline wi
 0.02 m, DFSPH at 0.1% mean density error and 0.1% divergence error, dt = 0.4 spacing / top
 speed (its cflFactor 1: it scales 0.4 diameters), at most 5 ms, kinematic viscosity 0.01 m^2/s,
 wall particles (Akinci 2012) one half spacing outside the fluid's first row.
-Never a test: the figures depend on the machine and on a program the project does not ship."""
+Never a timed test: the figures depend on the machine and on a program the project does not ship.
+The script itself is tested (CTest's Bench.sph_peer) against tests/bench/peer/stand_in_peer.py,
+which answers as the peer does, so that a change to sph_solvers.py cannot break it unseen."""
 import argparse
 import os
 import re
@@ -29,7 +31,8 @@ PEER_SCENE = os.path.join(HERE, 'peer', 'splishsplash_dam_break_2d.json')
 def ours(binary, seconds, threads):
     """Wall seconds a simulated second of sph_dam_break on DFSPH: sph_solvers.py's run (the stats'
     step_ms summed over the run, which ends at the first step past `seconds`)."""
-    r = sph_solvers.run(binary, 'sph_dam_break', 'dfsph', seconds, threads, [])
+    r = sph_solvers.run(binary, scene='sph_dam_break', solver='dfsph', seconds=seconds, threads=threads,
+                        backend='cpu', extra=[])
     return {'wall_per_s': r['wall_per_s'], 'steps': r['steps'], 'mean_dt': 1e-3 * r['dt_ms'],
             'density_iterations': r['iterations']}
 

@@ -40,7 +40,9 @@ def run(binary, scene, solver, seconds, threads, backend, extra):
         # The scene's own comparison: the surge front where there is one (a dam break's pressure
         # is not hydrostatic), else the pressure at rest.
         item = found.get('surge_front') or found.get('hydrostatic')
-        headline = f"{item['name']} {100 * item['deviation']:.2f}% (worst {100 * item['worst']:.1f}%)" if item else ''
+        # A run too short for the comparison's first mark has no figure yet (deviation null).
+        headline = (f"{item['name']} {100 * item['deviation']:.2f}% (worst {100 * item['worst']:.1f}%)"
+                    if item and item.get('deviation') is not None else '')
     t = lines[-1]['t']
     wall = sum(l['step_ms'] for l in lines) / 1000.0
     iterations = [l['density_iterations'] for l in lines if 'density_iterations' in l]
