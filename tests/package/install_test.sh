@@ -36,10 +36,10 @@ if printf '%s\n' "$lintian_out" | grep -q '^E: '; then fail "lintian reports err
 
 # 2. Install (a copy left by an earlier run goes first).
 if dpkg-query -W -f='${Status}' fluid-sandbox 2>/dev/null | grep -q 'install ok installed'; then
-    "${sudo[@]}" apt-get remove -y -q fluid-sandbox >/dev/null
+    "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300 remove -y -q fluid-sandbox >/dev/null
 fi
 t0=$(date +%s.%N)
-DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q "$deb" >"$out/apt-install.log" 2>&1 ||
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300 install -y -q "$deb" >"$out/apt-install.log" 2>&1 ||
     { cat "$out/apt-install.log"; fail "apt-get install $deb"; }
 t1=$(date +%s.%N)
 listed=$(dpkg -L fluid-sandbox)
@@ -95,7 +95,7 @@ fi
 cd /
 
 # 4. Remove, and nothing left behind.
-"${sudo[@]}" apt-get remove -y -q fluid-sandbox >"$out/apt-remove.log" 2>&1 || { cat "$out/apt-remove.log"; fail "apt-get remove"; }
+"${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300 remove -y -q fluid-sandbox >"$out/apt-remove.log" 2>&1 || { cat "$out/apt-remove.log"; fail "apt-get remove"; }
 left=()
 while IFS= read -r path; do
     [ -n "$path" ] || continue
