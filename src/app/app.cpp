@@ -283,7 +283,7 @@ void App::apply(Action a) {
             host_.set_cell_overlay(view_.cells_mode != 0);
             break;
         case Action::LiquidView:
-            if (!SceneView::is_liquid(status_.solver)) {
+            if (!status_.traits.liquid) {
                 panels_.note("only a liquid (flip, sph, ot) has a surface to draw");
                 break;
             }
@@ -292,7 +292,7 @@ void App::apply(Action a) {
                 break;
             }
             // particles, surface, both, and for a 3D liquid its mesh by either method
-            view_.liquid_view = (view_.liquid_view + 1) % (SceneView::has_mesh(status_.solver) ? 5 : 3);
+            view_.liquid_view = (view_.liquid_view + 1) % (status_.traits.surface_mesh ? 5 : 3);
             host_.set_surface_mesh(view_.mesh_method());
             break;
         case Action::StepBack: host_.step_back(); break;

@@ -242,11 +242,11 @@ void Panels::ui_simulation() {
     }
     ImGui::SetNextItemWidth(0.42f * W);
     ImGui::SliderFloat("particle size", &view_.size_scale, 0.1f, 5.0f, "x%.2f", ImGuiSliderFlags_Logarithmic);
-    if (SceneView::is_liquid(status_.solver)) {  // L cycles it too
+    if (status_.traits.liquid) {  // L cycles it too
         ImGui::SetNextItemWidth(0.55f * W);
         // 3D liquids also as the export's triangle mesh, made each frame on the simulation's
         // thread (--surface-method's two ways: docs/window.md).
-        const bool meshes = SceneView::has_mesh(status_.solver);
+        const bool meshes = status_.traits.surface_mesh;
         if (ImGui::Combo("draw (L)", &view_.liquid_view,
                          meshes ? "particles\0surface\0both\0mesh: smooth\0mesh: zhu_bridson\0"
                                 : "particles\0surface\0both\0"))
@@ -263,14 +263,14 @@ void Panels::ui_simulation() {
     ImGui::SameLine();
     if (!status_.exporting) {
         if (ImGui::Button("Export USD"))
-            host_.start_export(view_.export_path, view_.export_every, view_.export_surface && status_.solver == "flip",
+            host_.start_export(view_.export_path, view_.export_every, view_.export_surface && status_.traits.surface_mesh,
                                view_.export_surface_method == 1 ? SurfaceMethod::ZhuBridson : SurfaceMethod::Smooth);
     } else if (ImGui::Button("Stop export")) {
         host_.stop_export();
     }
     ImGui::SetNextItemWidth(0.35f * W);
     if (ImGui::InputInt("every K steps", &view_.export_every)) view_.export_every = std::max(1, view_.export_every);
-    if (status_.solver == "flip") {  // only a 3D liquid has a surface
+    if (status_.traits.surface_mesh) {  // only a 3D liquid has a surface
         ImGui::BeginDisabled(status_.exporting);
         ImGui::Checkbox("with the surface mesh", &view_.export_surface);
         ImGui::EndDisabled();

@@ -13,18 +13,6 @@
 
 namespace fs {
 
-namespace {
-// What usually cures a blow-up of each solver, for the pause message.
-std::string suggestion(std::string_view kind) {
-    // dt follows the speed of sound (CFL), so a stiffer fluid is slower, not less stable.
-    if (kind == "sph") return " (try a larger speed of sound, a smaller CFL number or largest time step, or more viscosity)";
-    if (kind == "flip") return " (try a smaller CFL number or time step, or more pressure iterations)";
-    if (kind == "euler") return " (try a smaller tau or less gravity)";
-    if (kind == "vortex") return " (try a smaller time step, thicker cores, some viscosity, or remeshing)";
-    return "";
-}
-}  // namespace
-
 void SafetyNet::clear() {
     rewind_.clear();
 }
@@ -119,7 +107,9 @@ bool SafetyNet::guarded(Solver& solver, bool running, const std::function<void()
             solver.restore(rewind_.back());
             rewind_.pop_back();
             what += "; paused at step " + std::to_string(solver.step_count()) + ", the last good state";
-            if (diverged) what += suggestion(solver.kind());
+            // What usually cures the solver's blow-up (its traits), for the pause message.
+            if (const std::string advice = solver.traits().instability_advice; diverged && !advice.empty())
+                what += " (" + advice + ")";
         }
         fail_(what);
         return false;

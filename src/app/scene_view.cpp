@@ -241,7 +241,7 @@ void SceneView::draw(int w, int h, const SimStatus& status, const ViewSettings& 
     }
     ++shown_frames_;
     const bool straight = status.running && !shown_repeated_;
-    const int liquid_view = is_liquid(status.solver) && surface_error_.empty() ? settings.liquid_view : 0;
+    const int liquid_view = status.traits.liquid && surface_error_.empty() ? settings.liquid_view : 0;
     const PictureKey key = picture_key(w, h, view_proj, settings, liquid_view);
     if (picture_.holds(w, h) && frame_.version == picture_version_ && key == picture_key_) {
         picture_.show();

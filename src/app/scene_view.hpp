@@ -69,10 +69,6 @@ public:
     const HandOver& hand_over() const { return hand_over_; }
 
     const FrameData& frame() const { return frame_; }
-    // Whether a solver's particles are a liquid, which the surface view can draw (flip, sph, ot).
-    static bool is_liquid(const std::string& solver) { return solver == "flip" || solver == "sph" || solver == "ot"; }
-    // Whether the solver's liquid has a surface mesh to draw (no_surface_mesh's answer, by name).
-    static bool has_mesh(const std::string& solver) { return solver == "flip"; }
     // Why the surface view is unavailable (its programs did not build), or empty.
     const std::string& surface_error() const { return surface_error_; }
     int dimension() const { return dimension_; }

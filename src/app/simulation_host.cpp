@@ -239,9 +239,9 @@ void SimulationHost::advance_stage() {
 }
 
 void SimulationHost::set_param(const std::string& name, const nlohmann::json& value) {
-    if (name == "barrier_angle") {  // a typed angle is where Q/E continue from
+    {
         std::lock_guard lock(mutex_);
-        barrier_target_.reset();
+        if (name == status_.traits.turn_param) barrier_target_.reset();  // a typed angle is where Q/E continue from
     }
     post([this, name, value] { apply_param(name, [&](Param& p) { p.set_json(value); }); });
 }
@@ -321,21 +321,24 @@ void SimulationHost::set_realtime(bool on) {
 
 bool SimulationHost::rotate_barrier(double direction, double seconds) {
     double angle = 0.0;
+    std::string param;
     {
         std::lock_guard lock(mutex_);
         const nlohmann::json& p = status_.params;
-        if (!p.contains("barrier_angle") || !p.contains("barrier_rotation_rate")) return false;
+        const SolverTraits& t = status_.traits;
+        if (t.turn_param.empty() || !p.contains(t.turn_param) || !p.contains(t.turn_rate_param)) return false;
         // Held keys call this every frame, faster than the simulation thread answers: turns add
         // up on the angle last asked for, not on the (possibly older) published one.
-        const double base = barrier_target_ ? *barrier_target_ : p["barrier_angle"].get<double>();
-        angle = base + direction * p["barrier_rotation_rate"].get<double>() * seconds;
+        const double base = barrier_target_ ? *barrier_target_ : p[t.turn_param].get<double>();
+        angle = base + direction * p[t.turn_rate_param].get<double>() * seconds;
         barrier_target_ = angle;
+        param = t.turn_param;
     }
-    post([this, angle] {
+    post([this, angle, param] {
         try {
-            solver_->params().at("barrier_angle").set(angle);
+            solver_->params().at(param).set(angle);
         } catch (const ParamError& e) {
-            fail(std::string("barrier_angle: ") + e.what());
+            fail(param + ": " + e.what());
         }
     });
     return true;
@@ -681,6 +684,7 @@ void SimulationHost::publish_status() {
     s.scene_title = scene_.title;
     s.scene_description = scene_.description;
     s.solver = std::string(solver_->kind());
+    s.traits = solver_->traits();
     s.backend = solver_->backend();
     s.running = running_;
     s.realtime = realtime_;

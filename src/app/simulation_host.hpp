@@ -46,6 +46,7 @@ struct SimStatus {
     // The running simulation against its scene's known answers (validation/compare.hpp).
     std::vector<Comparison> comparisons;
     std::string scene_path, scene_title, scene_description, solver;
+    SolverTraits traits;  // what the window must know of the solver (core/solver.hpp)
     Backend backend = Backend::Cpu;
     bool running = false;
     bool realtime = false;
@@ -140,8 +141,9 @@ public:
     // Real time: each frame runs steps until the simulated time has advanced by the frame's
     // wall-clock time (within a time budget), instead of a fixed number of steps.
     void set_realtime(bool on);
-    // Q/E: turns the scene's barrier (parameter barrier_angle) by its barrier_rotation_rate
-    // times `seconds`, counter-clockwise for direction +1. Returns false when there is none.
+    // Q/E: turns the scene's barrier (the solver's traits().turn_param) by its turn rate
+    // (turn_rate_param) times `seconds`, counter-clockwise for direction +1. Returns false when
+    // the solver has nothing to turn.
     bool rotate_barrier(double direction, double seconds);
     // The mouse's hand (core/hands.hpp): applied from the next step on until it changes.
     void set_hand(const Hand& hand);

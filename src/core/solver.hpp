@@ -60,6 +60,18 @@ struct CellGrid {
     std::vector<unsigned char> kind;
 };
 
+// What the window, the writers and the safety net must know of a solver, so that none of them
+// names one: a sixth solver states these and needs no change outside its folder.
+struct SolverTraits {
+    bool liquid = false;        // its particles are a liquid: the window's liquid views (L) draw it
+    bool surface_mesh = false;  // a closed surface mesh can be made of it (3D liquids: --surface)
+    // The parameter the Q/E keys turn (an angle, deg) and the one that gives its rate (deg/s);
+    // empty where nothing turns.
+    std::string turn_param, turn_rate_param;
+    // What usually cures a blow-up, for the safety net's pause message: "try ...".
+    std::string instability_advice;
+};
+
 // The simulation became invalid (NaN, Inf, runaway speed): the message names step and quantity.
 struct SimulationError : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -71,6 +83,7 @@ public:
 
     virtual std::string_view kind() const = 0;  // "euler", "flip", "sph", "vortex"
     virtual int dimension() const = 0;          // 2 or 3
+    virtual SolverTraits traits() const { return {}; }
     virtual const std::vector<StageInfo>& stages() const = 0;
     virtual std::vector<FieldInfo> fields() const = 0;
     // Host copy of a field, `components` values per particle, particle after particle. The

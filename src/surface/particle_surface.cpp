@@ -74,7 +74,7 @@ SurfaceMesh particle_surface(Backend backend, const FieldView& positions, const 
 }
 
 std::optional<std::string> no_surface_mesh(const Solver& solver) {
-    if (solver.kind() == "flip") return std::nullopt;
+    if (solver.traits().surface_mesh) return std::nullopt;
     return "the surface mesh needs a 3D liquid (flip); the " + std::string(solver.kind()) + " solver's particles are " +
            (solver.dimension() == 2 ? "2D" : "not a liquid");
 }

@@ -41,6 +41,11 @@ public:
     explicit EulerSolver(Backend backend = Backend::Cpu);
 
     std::string_view kind() const override { return "euler"; }
+    SolverTraits traits() const override {
+        SolverTraits t;
+        t.instability_advice = "try a smaller tau or less gravity";
+        return t;
+    }
     int dimension() const override { return 2; }
     const std::vector<StageInfo>& stages() const override;
     std::vector<FieldInfo> fields() const override;

@@ -52,6 +52,12 @@ public:
     explicit FlipSolver(Backend backend = Backend::Cpu);
 
     std::string_view kind() const override { return "flip"; }
+    SolverTraits traits() const override {
+        SolverTraits t;
+        t.liquid = t.surface_mesh = true;
+        t.instability_advice = "try a smaller CFL number or time step, or more pressure iterations";
+        return t;
+    }
     int dimension() const override { return 3; }
     const std::vector<StageInfo>& stages() const override;
     std::vector<FieldInfo> fields() const override;

@@ -43,6 +43,12 @@ public:
     explicit OtSolver(Backend backend = Backend::Cpu);
 
     std::string_view kind() const override { return "ot"; }
+    SolverTraits traits() const override {
+        SolverTraits t;
+        t.liquid = true;
+        t.instability_advice = "try a smaller time step, a larger epsilon, or more Newton iterations";
+        return t;
+    }
     int dimension() const override { return 2; }
     const std::vector<StageInfo>& stages() const override;
     std::vector<FieldInfo> fields() const override;

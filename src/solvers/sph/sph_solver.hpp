@@ -61,6 +61,16 @@ public:
     explicit SphSolver(Backend backend = Backend::Cpu);
 
     std::string_view kind() const override { return "sph"; }
+    SolverTraits traits() const override {
+        SolverTraits t;
+        t.liquid = true;
+        t.turn_param = "barrier_angle";
+        t.turn_rate_param = "barrier_rotation_rate";
+        // dt follows the speed of sound (CFL), so a stiffer fluid is slower, not less stable.
+        t.instability_advice = "try a larger speed of sound, a smaller CFL number or largest time step, or more "
+                               "viscosity";
+        return t;
+    }
     int dimension() const override { return 2; }
     const std::vector<StageInfo>& stages() const override;
     std::vector<FieldInfo> fields() const override;

@@ -147,6 +147,13 @@ public:
     explicit VortexSolver(Backend backend = Backend::Cpu);
 
     std::string_view kind() const override { return "vortex"; }
+    SolverTraits traits() const override {
+        SolverTraits t;
+        t.turn_param = "barrier_angle";  // body 1's turn
+        t.turn_rate_param = "barrier_rotation_rate";
+        t.instability_advice = "try a smaller time step, thicker cores, some viscosity, or remeshing";
+        return t;
+    }
     int dimension() const override { return 3; }
     const std::vector<StageInfo>& stages() const override;
     std::vector<FieldInfo> fields() const override;
