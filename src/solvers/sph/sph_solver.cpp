@@ -144,8 +144,9 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
                &s_.relaxation);
     r.add_real({"warm_start", "Warm start", "Pressure", "",
                 "DFSPH and IISPH: the fraction of the last step's pressure each solve starts from. 1 is "
-                "Bender & Koschier's; it let the resting tank's water boil (a pressure offset builds up); "
-                "0.5 as in IISPH.",
+                "Bender & Koschier's; it let the resting tank's water boil (a pressure offset builds up). "
+                "0.5, IISPH's (Ihmsen et al. 2014), leaves the slowest modes undamped: at long steps the "
+                "resting tank's swing grew. 0.25 keeps their damping.",
                 0.0, 1.0},
                &s_.warm_start);
     r.add_choice({"dt_limit", "Time step set by", "Diagnostics", "",
@@ -218,7 +219,7 @@ std::vector<FieldInfo> SphSolver::fields() const {
             {"velocity", 2, "m/s", "particle velocity"},
             {"speed", 1, "m/s", "|velocity|"},
             {"density", 1, "kg/m^3", "SPH density: the kernel sum, unclamped (WCSPH's pressure takes max(rho0, rho) under clamp_density)"},
-            {"pressure", 1, "Pa", "Tait pressure"},
+            {"pressure", 1, "Pa", "WCSPH: the Tait pressure; DFSPH and IISPH: rho^2 P, the pressure the solves applied"},
             {"kind", 1, "", "0 fluid, 1 wall, 2 barrier"},
             {"id", 1, "", "particle index at creation"}};
 }

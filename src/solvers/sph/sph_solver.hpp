@@ -39,7 +39,7 @@ struct Settings {
     double divergence_tolerance = 1e-3;         // DFSPH: mean compression rate left times dt, over rho0
     long long max_iterations = 100;
     double relaxation = 0.5;                    // DFSPH: omega of the Jacobi updates
-    double warm_start = 0.5;                    // DFSPH: the last step's pressure a solve starts from
+    double warm_start = 0.25;                   // DFSPH: the last step's pressure a solve starts from
     int dt_limit = 0;                          // diagnostic: which bound set the last dt
     double barrier_length = 0.0;               // 0: no barrier
     double barrier_center[2] = {0.5, 0.4};
