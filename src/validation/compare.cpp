@@ -543,12 +543,12 @@ public:
         c.verdict = fmt("growth rate %.3f /s against %.3f /s (%+.1f%%), fitted over %.3g s of linear growth",
                         sigma, sigma_, 100 * c.deviation, t.back() - t.front());
         // The bound the ot solver is held to (docs/validation.md, tests/test_ot.cpp); a rate
-        // outside it is said so, with the known causes (faster: the cell-sized modes, fastest of
-        // all without viscosity, outran the bend; slower: the cells' stiffness, eps below the
-        // spacing's rule eps^2 g / h = 0.09).
+        // outside it is said so, with the known causes (docs/validation.md: faster, short waves a
+        // few cells long, the fastest without viscosity, outran the bend, as at A = 0.9 and 32
+        // across; slower, the cells' stiffness, eps below the spacing's rule eps^2 g / h = 0.09).
         if (std::fabs(c.deviation) > kRtBound)
-            c.verdict += fmt(c.deviation > 0 ? "; OUTSIDE the %.0f%% bound: faster than theory (cell-sized modes "
-                                               "outran the bend: a finer resolution, or viscosity)"
+            c.verdict += fmt(c.deviation > 0 ? "; OUTSIDE the %.0f%% bound: faster than theory (waves a few cells "
+                                               "long outran the bend: a finer resolution or a larger bend)"
                                              : "; OUTSIDE the %.0f%% bound: slower than theory (the cells' "
                                                "stiffness: eps below eps^2 g / h = 0.09)",
                              100 * kRtBound);
