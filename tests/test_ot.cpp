@@ -393,6 +393,9 @@ fs::Comparison rayleigh_taylor(const char* resolution, const char* epsilon, cons
     }
     fs::Comparison c = comparers[0]->result();
     EXPECT_EQ(c.name, "rt_growth");
+    // The verdict says when the rate is outside the bound the solver is held to.
+    EXPECT_EQ(c.verdict.find("OUTSIDE the 15% bound") != std::string::npos, std::fabs(c.deviation) > 0.15)
+        << c.verdict;
     return c;
 }
 
@@ -427,6 +430,15 @@ TEST(OtScheme, RayleighTaylorAtAHighAtwoodNumberGrowsAtTheLinearTheorysRate) {
     const fs::Comparison c = rayleigh_taylor("32", "0.0168", "0.8");
     ASSERT_TRUE(std::isfinite(c.deviation)) << c.verdict;
     EXPECT_LT(std::fabs(c.deviation), 0.15) << c.verdict;
+}
+
+TEST(OtScheme, ARayleighTaylorRateOutsideTheBoundIsSaidSo) {
+    // eps below the spacing's rule (0.012 s at 32 across, where the rule gives 0.0168): the cells
+    // are too stiff and the bend grows slower (measured -26.9%); the verdict says so.
+    const fs::Comparison c = rayleigh_taylor("32", "0.012", "0.5");
+    ASSERT_TRUE(std::isfinite(c.deviation)) << c.verdict;
+    EXPECT_LT(c.deviation, -0.15) << c.verdict;
+    EXPECT_NE(c.verdict.find("slower than theory"), std::string::npos) << c.verdict;
 }
 
 TEST(OtDeterminism, OneAndTwoThreadsGiveIdenticalStates) {
