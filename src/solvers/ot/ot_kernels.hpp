@@ -45,7 +45,10 @@ struct Config {
     dvec2 gravity{0.0, -9.81};
     HandForce<dvec2> hand;  // push and pull (core/hands.hpp)
     double epsilon = 0.01;    // the scheme's stiffness time (s): a cell's centroid pulls its particle at 1/eps^2
-    double rho_min = 1.0;     // the lightest fluid's density (kg/m^2): accelerations scale with rho_min / rho_i
+    double rho_min = 1.0;     // the lightest fluid's density (kg/m^2)
+    // The pressure per volume per metre of offset is rho_pull / eps^2, so a particle's pull per mass
+    // is rho_pull / (eps^2 rho_i): rho_pull is the density the buoyancy acts with (OtSolver::on_upload).
+    double rho_pull = 1.0;
     double weight_max = 0.0;  // the largest weight (the security radius needs it)
     // Partial transport (a free surface, Levy 2022): the liquid covers less than the box, and a
     // cell is its Laguerre cell cut by the disk |y - x_i|^2 <= w_i (the air's power is 0).
@@ -351,7 +354,7 @@ FS_HDI double hessian_weight(double length, dvec2 xi, dvec2 xj) {
 // Per-step sums for the stats; joined in a fixed order by the executors' reductions.
 struct Sums : MotionSums<dvec2> {
     double potential_energy = 0.0;  // - sum m_i g . x_i
-    double transport_energy = 0.0;  // rho_min / (2 eps^2) sum_i int_{L_i} |y - x_i|^2: the scheme's epsilon term
+    double transport_energy = 0.0;  // rho_pull / (2 eps^2) sum_i int_{L_i} |y - x_i|^2: the scheme's epsilon term
     double area = 0.0;              // of all the cells
     double max_area_error = 0.0;    // max |A_i - T_i| / T_i
     double mode = 0.0;              // sum over the denser liquid of T_i y_i cos(k x_i) (the interface's mode)

@@ -81,11 +81,15 @@ public:
     }
 
     // The scheme's pressure (Gallouet & Merigot 2018, eq. (1.6), with the mass of each cell):
-    // the cell's centroid pulls its particle, v += dt (c_i - x_i) rho_min / (eps^2 rho_i): the
-    // gradient of the squared distance to the incompressible configurations, per unit mass.
+    // the cell's centroid pulls its particle, v += dt (c_i - x_i) rho_pull / (eps^2 rho_i): the
+    // gradient of the squared distance to the incompressible configurations, (rho_pull / eps^2)
+    // times it the pressure force on the cell, per unit mass. The force per area must be the same
+    // multiple of the offset in every cell (it is the gradient of one pressure, the weights' w / 2
+    // times rho_pull / eps^2, continuous across the interface), so the liquids differ only in
+    // their mass; rho_pull sets the one multiple (OtSolver::on_upload).
     void pressure(const Config& c) {
         if (!cells_valid_) transport(c, 1e300, 0);  // cells at the current weights
-        const double k = c.dt * c.rho_min / (c.epsilon * c.epsilon);
+        const double k = c.dt * c.rho_pull / (c.epsilon * c.epsilon);
         auto vel = vel_.view();
         auto pos = pos_.cview();
         auto cen = centroid_.cview();
@@ -559,7 +563,7 @@ public:
         auto area = area_.cview();
         auto second = second_.cview();
         const dvec2 g = c.gravity;
-        const double k_eps = c.rho_min / (2.0 * c.epsilon * c.epsilon);
+        const double k_eps = c.rho_pull / (2.0 * c.epsilon * c.epsilon);
         const double mode_k = c.mode_k, rho_min = c.rho_min, rho_ref = c.rho_ref;
         return exec_.transform_reduce(
             size(), Sums{},

@@ -59,9 +59,9 @@ OtSolver::OtSolver(Backend backend) : EngineSolver(backend) {
     hands_.strength = 200.0;
     add_hands(&hands_, kHandPushPull);
     r.add_real({"epsilon", "Epsilon", "Transport", "s",
-                "The scheme's stiffness: a cell's centroid pulls its particle with (c - x) / eps^2 (for the "
-                "lightest liquid; heavier ones by rho_min / rho). Smaller is more incompressible; dt must stay "
-                "below eps.",
+                "The scheme's stiffness: a cell's centroid pulls its particle with (c - x) rho_pull / (eps^2 rho), "
+                "rho_pull the density the buoyancy acts with (|rho - rho_ref|; at rest a particle sits eps^2 g "
+                "from its centroid). Smaller is more incompressible; dt must stay below eps.",
                 1e-4, 10},
                &s_.epsilon);
     r.add_real({"viscosity", "Viscosity", "Forces", "m^2/s",
@@ -85,7 +85,7 @@ const std::vector<StageInfo>& OtSolver::stages() const {
         {"advect", "Gallouet & Merigot 2018, (1.6): x += dt v"},
         {"transport", "Laguerre cells (Ray et al. 2018) and damped Newton on their weights (Kitagawa, Merigot & "
                       "Thibert 2019): every cell back to its area"},
-        {"pressure", "Gallouet & Merigot 2018, (1.6): v += dt (c - x) rho_min / (eps^2 rho)"},
+        {"pressure", "Gallouet & Merigot 2018, (1.6): v += dt (c - x) rho_pull / (eps^2 rho)"},
         {"forces", "gravity, v += dt g, and viscosity between neighbouring cells (finite volumes on the cells)"},
     };
     return kStages;
@@ -141,6 +141,7 @@ Config OtSolver::config() const {
     c.hand = hand_force<dvec2>(hand_, hands_);
     c.epsilon = s_.epsilon;
     c.rho_min = rho_min_;
+    c.rho_pull = rho_pull_;
     c.rho_ref = rho_ref_;
     c.free_surface = free_surface();
     c.viscosity = s_.viscosity;
@@ -207,6 +208,16 @@ void OtSolver::do_reset() {
     }
     const double A = s_.atwood;
     const double heavy = (1.0 + A) / (1.0 - A);  // against a light liquid of density 1
+    if (s_.scenario == kRayleighTaylor && A > 0.5) {
+        // The light liquid's cells are pulled at rho_pull / (eps^2 rho_light) = A / ((1 - A) eps^2)
+        // (on_upload): above A = 1/2 they oscillate faster than 1/eps. Semi-implicit Euler keeps
+        // an oscillator of frequency omega stable while omega dt < 2.
+        const double most = 2.0 * s_.epsilon * std::sqrt((1.0 - A) / A);
+        if (s_.dt >= most)
+            throw ParamError("dt: " + number_text(s_.dt) + " s must stay below 2 eps sqrt((1 - A) / A) = " +
+                             number_text(most) + " s at atwood " + number_text(A) +
+                             " (the light liquid's cells are pulled at A / ((1 - A) eps^2))");
+    }
     {
         // Explicit viscosity is stable while nu dt sum_j (l_ij / d_ij) / T_i, about 4 nu dt / h^2
         // on the lattice, times the densities' spread (rho_i + rho_j) / (2 rho_i), stays below
@@ -306,7 +317,7 @@ void OtSolver::start_run() {
 }
 
 // The start at rest (a closed box): each particle where its cell's pull holds it against
-// gravity, x_i = c_i + eps^2 g (rho_i - rho_ref) / rho_min (the pressure stage's balance), c_i its cell's
+// gravity, x_i = c_i + eps^2 g (rho_i - rho_ref) / rho_pull (the pressure stage's balance), c_i its cell's
 // centroid with the cells at their areas, by fixed-point iteration (until no particle moves
 // 1e-4 spacings, at most 50 passes; measured: 20 passes to 1e-3 in the 32-across box). Each pass
 // is a gradient step of the energy, so on the hexagonal lattice (a minimum of the transport
@@ -325,7 +336,7 @@ void OtSolver::settle() {
         HostState st = state();
         double moved = 0.0;
         for (std::size_t i = 0; i < st.pos.size(); ++i) {
-            const dvec2 x = glm::clamp(centroid[i] + (s_.epsilon * s_.epsilon * (st.density[i] - rho_ref_) / rho_min_) * c.gravity,
+            const dvec2 x = glm::clamp(centroid[i] + (s_.epsilon * s_.epsilon * (st.density[i] - rho_ref_) / rho_pull_) * c.gravity,
                                        c.lo, c.hi);
             moved = std::max(moved, glm::length(x - st.pos[i]));
             st.pos[i] = x;
@@ -355,6 +366,20 @@ void OtSolver::on_upload() {
     } else {
         rho_ref_ = 0.5 * (rho_min_ + *std::max_element(s.density.begin(), s.density.end()));
     }
+    // The pull's scale rho_pull / eps^2 (Pipeline::pressure) is referenced to the density the
+    // buoyancy acts with, the largest |rho_i - rho_ref|, so that at rest every particle sits
+    // eps^2 g from its cell's centroid (settle()), as one liquid under g does in Gallouet &
+    // Merigot 2018: the ratio of the cells' stiffness to the buoyancy they carry, and with it the
+    // Rayleigh-Taylor growth at a given eps, is then the same at every Atwood number. Referenced
+    // to the lightest density, as it was, that ratio went as (1 - A) / A: the offsets were
+    // A / (1 - A) times eps^2 g (4 times at A = 0.8, where the cell-sized modes ran away and the
+    // rate came out +283% at 32 across; a quarter at A = 0.2, where the cells' stiffness held the
+    // growth to -61%); measured, the rate followed the offset whatever the Atwood number and eps
+    // (docs/validation.md). At A = 0.5 both references are the same density. One liquid in a
+    // closed box carries no buoyancy: its own density.
+    rho_pull_ = 0.0;
+    for (double r : s.density) rho_pull_ = std::max(rho_pull_, std::fabs(r - rho_ref_));
+    if (!(rho_pull_ > 0.0)) rho_pull_ = rho_min_;
     s_.grid_side = config().grid.nx;
 }
 

@@ -89,6 +89,7 @@ private:
     Settings s_;
     HandSettings hands_;
     double rho_min_ = 1.0;
+    double rho_pull_ = 1.0;
     double rho_ref_ = 0.0;
     double mode_flat_ = 0.0;  // the Rayleigh-Taylor mode's sum for the settled, flat interface
     HostState start_flat_;         // the reset's lattice before the bend, until the first step
