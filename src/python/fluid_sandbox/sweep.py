@@ -22,7 +22,7 @@ import time as _time
 # The figures of one comparison, in the order of the DataFrame's columns; the comparison dict's
 # other scalars (its title, source) are left out, its curves too.
 _FIGURES = ("comparison", "deviation", "mean", "worst", "worst_at", "x_label", "verdict")
-_RUN = ("steps", "time", "wall_s", "error")
+_RUN = ("steps", "time", "wall_s", "cpu_s", "error")
 
 
 def _cores():
@@ -45,8 +45,8 @@ def run_one(scene, settings, steps, until, compare, backend, threads):
     the row's `error` (the rows of the other runs are kept)."""
     from . import Simulation, SimulationError
 
-    start = _time.perf_counter()
-    row = {"steps": 0, "time": 0.0, "wall_s": 0.0, "error": None}
+    start, cpu = _time.perf_counter(), _time.process_time()
+    row = {"steps": 0, "time": 0.0, "wall_s": 0.0, "cpu_s": 0.0, "error": None}
     try:
         sim = Simulation(scene, backend=backend, threads=threads, set=dict(settings))
         sim.compare_every_step = True  # as --compare samples: figures that do not depend on the machine's speed
@@ -64,7 +64,7 @@ def run_one(scene, settings, steps, until, compare, backend, threads):
     except (KeyError, ValueError, TypeError, SimulationError) as e:
         row["error"] = _message(e)
         found = None
-    row["wall_s"] = _time.perf_counter() - start
+    row["wall_s"], row["cpu_s"] = _time.perf_counter() - start, _time.process_time() - cpu
     if not compare or row["error"] is not None:
         return [row]
     if not found:
@@ -144,10 +144,11 @@ def sweep(scene, grid, steps=None, compare=True, executor=None, set=None, *, unt
     progress  True: a line on stderr as each run ends
 
     Columns: the swept parameters; comparison, deviation, mean, worst, worst_at, x_label (the unit
-    of worst_at), verdict (with compare=True); steps, time, wall_s; error: None, or the one-line
+    of worst_at), verdict (with compare=True); steps, time (simulated), wall_s, cpu_s (the worker's CPU
+    seconds: the run's cost on a busy machine too); error: None, or the one-line
     message of a setting the registry refused or a step that failed (that run's row; the other
     runs' rows are kept). An unknown scene or a malformed grid raises at once. df.attrs holds the
-    scene, set, steps, until, backend and threads.
+    scene, set, steps, until, backend, threads and runs (the combinations).
     """
     import pandas
 
@@ -198,5 +199,6 @@ def sweep(scene, grid, steps=None, compare=True, executor=None, set=None, *, unt
     df = pandas.DataFrame.from_records(records)
     extra = [c for c in df if c not in columns and c not in _FIGURES and c not in _RUN]
     df = df.reindex(columns=columns + (list(_FIGURES) if compare else []) + extra + list(_RUN))
-    df.attrs.update(scene=scene, set=dict(set or {}), steps=steps, until=until, backend=backend, threads=threads)
+    df.attrs.update(scene=scene, set=dict(set or {}), steps=steps, until=until, backend=backend, threads=threads,
+                    runs=len(combos))
     return df
