@@ -143,13 +143,15 @@ def run_plan(plan, quick, workers):
 
 def plot(comp, frames, quick, path):
     import matplotlib
+    import matplotlib.ticker
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     sweeps = [(s, frames[(comp.key, i)]) for i, s in enumerate(comp.sweeps) if (comp.key, i) in frames]
     fig, axes = plt.subplots(1, len(sweeps), figsize=(4.2 * len(sweeps) + 0.6, 3.4), squeeze=False)
     for ax, (s, df) in zip(axes[0], sweeps):
-        others = [c for c in swept_columns(s, quick) if c != s.x]
+        linked = next((k for k in (s.quick if quick else s.grid) if isinstance(k, tuple) and s.x in k), (s.x,))
+        others = [c for c in swept_columns(s, quick) if c not in linked]  # a line each; linked ones ride along
         groups = df.groupby(others if len(others) > 1 else others[0], sort=False) if others else [((), df)]
         for key, g in groups:
             key = key if isinstance(key, tuple) else (key,)
@@ -158,6 +160,9 @@ def plot(comp, frames, quick, path):
             ax.plot(g[s.x], 100 * g["worst"], "x:", color=line.get_color(), alpha=0.6)
         if s.log_x:
             ax.set_xscale("log")
+            ticks = sorted(set(df[s.x]))
+            ax.set_xticks(ticks, [f"{v:g}" for v in ticks])
+            ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
         ax.axhline(0, color="0.6", lw=0.8)
         ax.set_xlabel(s.x)
         ax.set_ylabel("deviation (%): headline o, worst x")
@@ -203,7 +208,7 @@ def section(plan, frames, quick, img_rel, seconds, cpu, workers):
             continue
         out += [f"### {comp.title}", "", comp.note[0].upper() + comp.note[1:], "",
                 "| setting | headline | mean | worst (where) |", "| --- | --- | --- | --- |"]
-        worst = None
+        worst, same = None, {}
         for s, df in parts:
             cols = swept_columns(s, quick)
             for _, r in df.iterrows():
@@ -219,7 +224,15 @@ def section(plan, frames, quick, img_rel, seconds, cpu, workers):
                            f"{percent(r['worst'])} ({where(r['worst_at'], r['x_label'])}) |")
                 if not math.isnan(r["worst"]) and (worst is None or r["worst"] > worst[1]["worst"]):
                     worst = (name, r)
+                figures = (r["deviation"], r["mean"], r["worst"], r["worst_at"])
+                if not any(math.isnan(f) for f in figures):  # the same run in two sweeps is no twin
+                    run = repr(sorted({**s.fixed, **{c: r[c] for c in cols}}.items()))
+                    same.setdefault(figures, {}).setdefault(run, name)
         out.append("")
+        # Settings whose figures agree to the last bit (a solver that did the same work, say).
+        twins = [list(runs.values()) for runs in same.values() if len(runs) > 1]
+        if twins:
+            out += ["The same figures to the last bit: " + "; ".join(" and ".join(n) for n in twins) + ".", ""]
         if worst:
             name, r = worst
             out += [f"Worst row: {name}: {percent(r['worst'])} at {where(r['worst_at'], r['x_label'])} "
