@@ -71,6 +71,13 @@ def test_a_refused_value_fails_its_own_row_with_the_registrys_message():
     assert df.steps[1] == 0 and pandas.isna(df.deviation[1])
 
 
+def test_a_failed_step_fails_its_own_row_and_says_how_far_it_got():
+    df = fsb.sweep("sph_hydrostatic", {"speed_of_sound": [30.0, 0.1]}, steps=40, set={"spacing": 0.04})
+    assert df.error[0] is None and df.steps[0] == 40 and df.deviation[0] > 0
+    assert df.error[1].startswith(f"step {df.steps[1] + 1}: max_speed") and 0 < df.steps[1] < 40
+    assert pandas.isna(df.deviation[1])
+
+
 def test_an_unknown_parameter_fails_every_row_with_the_registrys_message():
     df = fsb.sweep("default", {"tua": [0.002, 0.001]}, until=0.05, set=FALL)
     message = registry_message("default", {"tua": 0.002})

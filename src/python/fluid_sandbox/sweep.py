@@ -47,23 +47,25 @@ def run_one(scene, settings, steps, until, compare, backend, threads):
 
     start, cpu = _time.perf_counter(), _time.process_time()
     row = {"steps": 0, "time": 0.0, "wall_s": 0.0, "cpu_s": 0.0, "error": None}
+    sim = found = None
     try:
         sim = Simulation(scene, backend=backend, threads=threads, set=dict(settings))
-        sim.compare_every_step = True  # as --compare samples: figures that do not depend on the machine's speed
+        # As --compare samples: figures that do not depend on the machine's speed.
+        sim.compare_every_step = bool(compare)
         if until is None:
             sim.step(steps)
         else:
             # A step at a time: adaptive steps end where they end; the float's last bit is not a step.
             while sim.time < until * (1 - 1e-9) and (steps is None or sim.step_index < steps):
                 sim.step(1)
-        row["steps"], row["time"] = sim.step_index, sim.time
         found = sim.compare() if compare else None
         if not compare:
             stats = sim.stats()
             row.update({k: v for k, v in stats.items() if isinstance(v, (bool, _numbers.Real)) and k not in row})
     except (KeyError, ValueError, TypeError, SimulationError) as e:
         row["error"] = _message(e)
-        found = None
+    if sim is not None:  # the steps taken: all of them, or up to the one that failed
+        row["steps"], row["time"] = sim.step_index, sim.time
     row["wall_s"], row["cpu_s"] = _time.perf_counter() - start, _time.process_time() - cpu
     if not compare or row["error"] is not None:
         return [row]
