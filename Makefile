@@ -6,6 +6,10 @@
 #   make python     the Python module fluid_sandbox into BUILD_DIR/python (make builds it too);
 #                   PYTHONPATH=build/python /usr/bin/python3 then imports it (docs/python.md)
 #   make python-install VENV=path   copies the module into a virtual environment (no internet)
+#   make validate   sweeps every comparison with a known answer across its parameters and writes
+#                   docs/validation.md's generated section and docs/img/validation/*.png (about
+#                   20 minutes on 2 cores); QUICK=1: a reduced sweep of short runs into
+#                   BUILD_DIR/validation/ (tests/validation/validate.py)
 #   make lessons    runs the lessons (lessons/*.ipynb) and renders them into docs/lessons
 #   make deps       only install the Debian packages of third_party/packages.txt
 #   make test-sanitize  the test suite built with AddressSanitizer + UBSan (CPU backend)
@@ -49,7 +53,7 @@ WEB_PORT ?= 8000
 WEB_ENV   = NODE_PATH=/usr/share/nodejs
 
 .PHONY: all deps configure build run test bench clean test-sanitize fuzz web serve-web test-web python python-install lessons \
-	package test-package
+	package test-package validate
 
 all: build
 
@@ -125,6 +129,10 @@ python-install: python
 
 lessons: build
 	PYTHONPATH=$(CURDIR)/$(BUILD_DIR)/python /usr/bin/python3 tests/lessons/render_docs.py lessons docs/lessons
+
+validate: python
+	PYTHONPATH=$(CURDIR)/$(BUILD_DIR)/python /usr/bin/python3 tests/validation/validate.py \
+		$(if $(QUICK),--quick --doc $(BUILD_DIR)/validation/validation.md --img $(BUILD_DIR)/validation/img)
 
 bench: build
 	tests/bench/euler_scaling.sh $(BUILD_DIR)/fluid-sandbox

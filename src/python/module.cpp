@@ -355,6 +355,9 @@ public:
         return out;
     }
 
+    bool compare_every_step() const { return every_step_; }
+    void set_compare_every_step(bool on) { every_step_ = on; }
+
     // The current state as a one-frame USD file (the --export format), with the named fields
     // ("all", "none" or a comma-separated list) as primvars.
     void export_usd(const std::string& path, const std::string& fields) {
@@ -466,7 +469,9 @@ private:
 
     // Runs `go` (a step or a stage); after a whole step, samples the comparisons that follow a
     // history as the window does, at most 60 times a second of wall time (a ring's comparison
-    // reads every vorton: 2.3 ms on vortex_ring, a third of its step); compare() adds the state
+    // reads every vorton: 2.3 ms on vortex_ring, a third of its step), or after every step as
+    // the headless program does where compare_every_step is set (the same figures as --compare,
+    // independent of the machine's speed: fluid_sandbox.sweep sets it); compare() adds the state
     // it is called at. A GPU failure names the step it broke, as the headless program says it.
     template <class F>
     void advance(const F& go) {
@@ -477,7 +482,7 @@ private:
             throw CudaError(std::string(e.what()) + " (in step " + std::to_string(solver_->step_count() + 1) + ")");
         }
         const auto now = std::chrono::steady_clock::now();
-        if (whole && now - last_sample_ >= std::chrono::microseconds(16667)) sample_history(now);
+        if (whole && (every_step_ || now - last_sample_ >= std::chrono::microseconds(16667))) sample_history(now);
     }
 
     void sample_history(std::chrono::steady_clock::time_point now) {
@@ -518,6 +523,7 @@ private:
     int threads_ = 1;  // the CPU threads this simulation's steps use
     std::chrono::steady_clock::time_point last_sample_{};
     long long sampled_step_ = -1;  // the step the history comparisons last saw
+    bool every_step_ = false;      // compare_every_step: sample the history after every step
 };
 
 }  // namespace fs::python
@@ -579,6 +585,7 @@ PYBIND11_MODULE(_core, m) {
         .def_property("backend", &Simulation::backend, &Simulation::set_backend)
         .def_property_readonly("stages", &Simulation::stages)
         .def_property_readonly("threads", &Simulation::threads)
+        .def_property("compare_every_step", &Simulation::compare_every_step, &Simulation::set_compare_every_step)
         .def("stage_ms", &Simulation::stage_ms)
         .def_property_readonly("step_ms", &Simulation::step_ms)
         .def("stats", &Simulation::stats)

@@ -6,6 +6,7 @@
     p = sim.field("pressure")        # a read-only NumPy view of the solver's memory (CPU)
     sim.params["gravity"] = 4.9      # checked as the window checks it
     print(sim.stats()["kinetic_energy"], sim.time)
+    df = fsb.sweep("vortex_ring", {"core_radius": [0.1, 0.2]}, until=5.0)  # a pandas DataFrame
 
 The module speaks the headless contract of `fluid-sandbox` (docs/command-line.md): the same
 scenes, parameters, stats, fields and comparisons, and its one-line messages as exceptions
@@ -17,9 +18,10 @@ import os as _os
 
 from ._core import SimulationError, WindowError, backends, cpu_threads, cuda_status, has_window, solvers
 from . import _core
+from .sweep import sweep
 
 __all__ = ["Simulation", "Params", "SimulationError", "WindowError", "scenes", "solvers", "backends",
-           "cuda_status", "has_window"]
+           "cuda_status", "has_window", "sweep"]
 
 
 def scenes():
