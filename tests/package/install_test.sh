@@ -78,6 +78,7 @@ fi
 /usr/bin/python3 - <<'PY' | tee "$out/python.txt"
 import fluid_sandbox as fs
 assert fs.__file__.startswith("/usr/lib/python3/dist-packages/fluid_sandbox/"), fs.__file__
+assert callable(fs.sweep)  # every module of the package is installed, not only __init__.py
 sim = fs.Simulation("sph_barrier")
 sim.step(5)
 st = sim.stats()
