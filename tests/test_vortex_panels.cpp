@@ -26,7 +26,8 @@ using vortex_test::set;
 
 constexpr double kPi = 3.14159265358979323846;
 
-// A solver with no vortons, tracers at `probes`, and one sphere of radius R at the origin under
+// A solver whose only particles are vortons of no vorticity at `probes` (the flow as vortices
+// feel it: the tracers take a coarser sum, add_panel_coarse), and one sphere of radius R at the origin under
 // boundary elements (about 1 280 panels).
 void sphere_alone(VortexSolver& s, double R, const std::vector<dvec3>& probes, const std::string& motion) {
     set(s, "ring_circulation", "1");  // reset() needs some vortons; set_state replaces them
@@ -41,9 +42,11 @@ void sphere_alone(VortexSolver& s, double R, const std::vector<dvec3>& probes, c
     s.reset();
     HostState h;
     for (std::size_t i = 0; i < probes.size(); ++i) {
-        h.tpos.push_back(probes[i]);
-        h.ttemp.push_back(300.0);
-        h.tid.push_back(static_cast<int>(i));
+        h.vpos.push_back(probes[i]);
+        h.omega.push_back(dvec3(0.0));
+        h.radius.push_back(0.01);
+        h.vtemp.push_back(300.0);
+        h.vid.push_back(static_cast<int>(i));
     }
     s.set_state(h);
 }
@@ -74,7 +77,7 @@ TEST(VortexPanels, SphereInUniformFlowMatchesPotentialFlow) {
         const dvec3 x = probes[i], n = glm::normalize(x);
         const double k = R * R * R / (2.0 * r * r * r);
         const dvec3 exact = k * (3.0 * glm::dot(U, n) * n - U);
-        const dvec3 got = h.tvel[i];
+        const dvec3 got = h.vvel[i];
         worst_normal = std::max(worst_normal, std::fabs(glm::dot(got - exact, n)) / glm::length(U));
         const double sin_th = std::sqrt(1.0 - n.x * n.x);
         if (sin_th > 0.99) {  // the equator: the slip relative to the body, |(u - U)_t|

@@ -95,6 +95,18 @@ FS_HDI void add_panel(PanelInduced& acc, const Panel& p, double q, glm::dvec3 x,
             }
 }
 
+// A tracer's panel velocity: the point source beyond one panel size (up to (size/d)^2/12 off,
+// 8% at one size, of a panel's share: tracers are markers, and the quadrature of add_panel cost
+// the plate-over-flames scene's 49 000 tracers 1.5 s a step), add_panel's quadrature nearer.
+FS_HDI void add_panel_coarse(PanelInduced& acc, const Panel& p, double q, glm::dvec3 x) {
+    const glm::dvec3 r0 = x - p.centre;
+    if (glm::dot(r0, r0) > p.size * p.size) {
+        add_point_source(acc, r0, q * p.area, glm::dvec3(0.0), false);
+        return;
+    }
+    add_panel(acc, p, q, x, glm::dvec3(0.0), false, false);
+}
+
 // The normal velocity at panel i's centre from a unit source density on panel j (the influence
 // matrix's entry, Hess and Smith 1967): 1/2 on the diagonal (the fluid's side of the sheet).
 FS_HDI double influence_normal(const Panel& pi, const Panel& pj, bool same) {

@@ -1,7 +1,7 @@
 // The host half of the boundary elements (body_model boundary_elements): a body's surface cut
 // into panels (panel_kernels.hpp), and its influence matrix, fixed in the body's frame for a
-// rigid body, factored once (LU with partial pivoting, Eigen) and back-substituted each velocity
-// evaluation (Hess and Smith 1967; Cottet and Koumoutsakos 2000, ch. 6).
+// rigid body, factored once (LU with partial pivoting, Eigen) and inverted, the inverse applied
+// each velocity evaluation (Hess and Smith 1967; Cottet and Koumoutsakos 2000, ch. 6).
 #pragma once
 
 #include <memory>
@@ -42,7 +42,8 @@ private:
     struct Lu;
     std::vector<Panel> panels_;
     std::vector<glm::dvec3> field_;
-    std::unique_ptr<Lu> lu_;
+    std::unique_ptr<Lu> lu_;  // while factoring only
+    std::vector<float> inverse_;  // A^-1, row-major (solve)
     double factor_ms_ = 0.0;
 };
 
