@@ -7,6 +7,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/backend.hpp"
+
 namespace fs::vortex {
 
 using glm::dvec3;
@@ -140,7 +142,8 @@ PanelSystem::PanelSystem(std::vector<Panel> panels, double curvature)
     const auto t0 = std::chrono::steady_clock::now();
     Eigen::MatrixXd a(n, n);
     field_.assign(panels_.size(), dvec3(0.0));
-#pragma omp parallel for schedule(static)
+    [[maybe_unused]] const int threads = loop_threads();  // --threads; unused without OpenMP (the browser's)
+#pragma omp parallel for schedule(static) num_threads(threads)
     for (int i = 0; i < n; ++i) {
         for (int j = 0; j < n; ++j) a(i, j) = influence_normal(panels_[i], panels_[j], i == j);
         // A flat panel misses its own curvature: a spherical cap of angular radius b (sphere of
@@ -175,7 +178,8 @@ PanelSystem::~PanelSystem() = default;
 void PanelSystem::solve(const double* rhs, double* q) const {
     const int n = static_cast<int>(panels_.size());
     const float* a = inverse_.data();
-#pragma omp parallel for schedule(static) if (n >= 256)
+    [[maybe_unused]] const int threads = loop_threads();
+#pragma omp parallel for schedule(static) if (n >= 256) num_threads(threads)
     for (int i = 0; i < n; ++i) {
         // Eight partial sums in a fixed order (one sum's add latency bound the loop at 8 ms).
         const float* row = a + static_cast<std::size_t>(i) * n;
