@@ -1,4 +1,5 @@
 #include "validation/compare.hpp"
+#include "validation/compare_vortex.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -624,7 +625,8 @@ std::vector<std::unique_ptr<Comparer>> comparers_for(const Solver& s) {
         const double rho = param1(s, kind == "sph" ? "rest_density" : "density", 1000);
         if (spacing > 0) out.push_back(std::make_unique<Hydrostatic>(up, g, rho, spacing, kind == "sph"));
     }
-    if (kind == "vortex" && param1(s, "ring_circulation") != 0.0 && param1(s, "ring2_circulation") == 0.0) {
+    if (kind == "vortex" && param1(s, "ring_circulation") != 0.0 && param1(s, "ring2_circulation") == 0.0 &&
+        !vortex_has_bodies(s)) {
         std::vector<double> axis = param(s, "ring_axis");
         double n = 0;
         for (double c : axis) n += c * c;
@@ -636,6 +638,7 @@ std::vector<std::unique_ptr<Comparer>> comparers_for(const Solver& s) {
                                                       param1(s, "ring_radius"), param1(s, "core_radius")));
         }
     }
+    add_vortex_body_comparers(s, out);
     if (kind == "ot" && s.stats().find("interface_amplitude") && !up.empty() && up[1] > 0.999) {
         const std::vector<double> box = param(s, "box_size");
         if (box.size() == 2 && box[0] > 0)

@@ -162,6 +162,56 @@ void VortexSolver::build_bodies() {
         st.temperature = b.temperature;
         st.dynamic = b.motion == 1;
     }
+    build_panels();
+}
+
+// body_model boundary_elements: each body's panels (panel_size core radii) and their factored
+// influence matrix, rebuilt only for a body whose shape or panel size changed (a reset or a
+// checkpoint's restore keeps the rest). Bodies that overlap have no exterior flow between them to
+// solve for: refused, naming the keys.
+void VortexSolver::build_panels() {
+    panel_systems_.resize(kMaxBodies);
+    panel_keys_.resize(kMaxBodies);
+    const double size = s_.panel_size * s_.core_radius;
+    for (int k = 0; k < kMaxBodies; ++k) {
+        const BodyState& st = bodies_[k];
+        const BodySettings& b = s_.bodies[k];
+        if (s_.body_model != kBoundaryElements || !st.active) {
+            panel_systems_[k].reset();
+            panel_keys_[k].clear();
+            continue;
+        }
+        std::vector<double> key = {double(b.shape), b.size[0], b.size[1], b.size[2], size};
+        key.insert(key.end(), b.planes.begin(), b.planes.end());
+        key.insert(key.end(), b.vertices.begin(), b.vertices.end());
+        if (panel_systems_[k] && key == panel_keys_[k]) continue;
+        const std::string name = "body" + std::to_string(k + 1) + "_";
+        try {
+            std::vector<Panel> panels = st.shape == kShapeSphere ? sphere_panels(st.radius, size) : mesh_panels(st.mesh, size);
+            if (panels.size() > 20000)
+                throw std::invalid_argument(std::to_string(panels.size()) +
+                                            " panels: more than 20000 (a dense matrix of 3.2 GB); raise panel_size");
+            const double curvature = st.shape == kShapeSphere ? 1.0 / st.radius : 0.0;
+            panel_systems_[k] = std::make_shared<const PanelSystem>(std::move(panels), curvature);
+        } catch (const std::invalid_argument& e) {
+            throw ParamError(name + "shape: boundary elements: " + e.what());
+        }
+        panel_keys_[k] = key;
+    }
+    const std::vector<BodyShape> shapes = body_shapes();
+    for (int k = 0; k < kMaxBodies; ++k) {
+        if (!panel_systems_[k]) continue;
+        for (int m = 0; m < kMaxBodies; ++m) {
+            if (m == k || !panel_systems_[m]) continue;
+            for (const Panel& p : panel_systems_[k]->panels()) {
+                const dvec3 x = shapes[k].pose.position + shapes[k].pose.orientation * p.centre;
+                if (inside_body(shapes[m], x))
+                    throw ParamError("body" + std::to_string(k + 1) + "_position: body " + std::to_string(k + 1) +
+                                     " overlaps body " + std::to_string(m + 1) +
+                                     " (allowed under body_model boundary_elements: bodies apart)");
+            }
+        }
+    }
 }
 
 std::vector<BodyShape> VortexSolver::body_shapes() const {
@@ -323,6 +373,20 @@ void VortexSolver::move_bodies() {
         //    1.13 kg m/s sideways and spun up by the fluid (0.376 kg m^2/s along its spin; at the
         //    origin, held back by 0.076), which ran light spinning bodies away.
         // About the centroid c, an angular impulse about the origin less c x (its linear one).
+        // Under boundary elements the linear part is the panels' (boundary_elements.hpp, Wu 1981):
+        // minus rho times the vortons' impulse change under the body's panels, plus rho times the
+        // change of the volume integral of u' over the body. The first step meets the flow as
+        // the scene gives it (no start-up kick: the fluid already moves round the body).
+        const bool by_panels = s_.body_model == kBoundaryElements && k < static_cast<int>(panel_systems_.size()) &&
+                               panel_systems_[k];
+        if (by_panels) {
+            const PanelForce pf = engine_->panel_forces()[k];
+            const double rho = s_.fluid_density;
+            if (!st.panels_met) st.volume_velocity_met = pf.volume_velocity;
+            st.received.linear += -rho * dt_ * pf.impulse_rate + rho * (pf.volume_velocity - st.volume_velocity_met);
+            st.volume_velocity_met = pf.volume_velocity;
+            st.panels_met = true;
+        }
         {
             const double rho = s_.fluid_density, vol = st.volume;
             const dvec3 c = st.position, du = st.velocity - st.velocity_met, dw = st.angular_velocity - st.spin_met;
@@ -330,7 +394,7 @@ void VortexSolver::move_bodies() {
             const dvec3 inside_linear = rho * vol * glm::cross(c, dw);
             const dvec3 inside_angular =
                 rho / 3.0 * (2.0 * vol * glm::cross(c, glm::cross(c, dw)) - 2.0 * (j * dw));
-            st.received.linear += rho * vol * du - inside_linear;
+            st.received.linear += (by_panels ? dvec3(0.0) : rho * vol * du) - inside_linear;
             st.received.angular += rho * (j * dw) - inside_angular + glm::cross(c, inside_linear);
         }
         st.velocity_met = st.velocity;      // what the collide stage just met

@@ -66,6 +66,15 @@ struct Config {
     int body_count = 0;
 };
 
+class PanelSystem;
+
+// What the boundary elements give the force on a body (BoundaryElements): the rate of change of
+// the vortons' impulse under its panels (sum over vortons, divided by rho) and the volume
+// integral over the body of the vortons' and panels' velocity.
+struct PanelForce {
+    dvec3 impulse_rate{0.0}, volume_velocity{0.0};
+};
+
 struct HostState {
     std::vector<dvec3> vpos, omega;
     std::vector<double> radius, vtemp;
@@ -126,6 +135,10 @@ public:
     virtual void place(const HostState& batch, const std::vector<int>& vorton_slots,
                        const std::vector<int>& tracer_slots) = 0;
     virtual void set_bodies(const std::vector<BodyShape>& bodies) = 0;
+    // The bodies' boundary elements by slot (empty, or null where a body has none).
+    virtual void set_panels(const std::vector<std::shared_ptr<const PanelSystem>>& systems) = 0;
+    // Per body slot, what the last velocity stage's panels give its force.
+    virtual std::vector<PanelForce> panel_forces() const = 0;
     virtual void run_stage(int stage, const Config& c) = 0;
     // What each body received in the last collide stage.
     virtual std::vector<Exchange> exchanges() const = 0;

@@ -142,6 +142,19 @@ void VortexSolver::register_params() {
     r.add_vec({"gravity_direction", "Gravity direction", "Forces", "", "Direction of gravity (normalised).", -1, 1},
               s_.gravity_direction, 3);
 
+    r.add_choice({"body_model", "Body model", "Bodies", "",
+                  "How the flow meets a body. collisions: the vortex article's, the body a target the vortons "
+                  "bounce off, with a layer of vortons within boundary_thickness cancelling the slip (the flow "
+                  "does not see the body until it touches it). boundary_elements: source panels over every body "
+                  "solved each velocity evaluation so no fluid flows through any body (Hess and Smith 1967), the "
+                  "force from the impulse and the panels (added mass right); free slip (no vorticity shed).",
+                  -1e300, 1e300, false, R},
+                 {"collisions", "boundary_elements"}, &s_.body_model);
+    r.add_real({"panel_size", "Panel size", "Bodies", "core radii",
+                "Longest edge of a boundary element (body_model boundary_elements) in core radii; a body's "
+                "panels grow as its area over panel_size^2, their solve as the square of their count.",
+                0.25, 64, false, R},
+               &s_.panel_size);
     r.add_real({"boundary_thickness", "Boundary thickness", "Bodies", "",
                 "A vorton within this many core radii of a body's surface is in contact (vortex article: 1.2).", 0.1, 10},
                &s_.boundary_thickness);

@@ -14,6 +14,7 @@
 
 #include "core/buffer.hpp"
 #include "solvers/vortex/body_collisions.hpp"
+#include "solvers/vortex/boundary_elements.hpp"
 #include "solvers/vortex/direct_sum.hpp"
 #include "solvers/vortex/vortex_engine.hpp"
 #include "solvers/vortex/vortex_in_cell.hpp"
@@ -119,6 +120,15 @@ public:
     void set_bodies(const std::vector<BodyShape>& bodies) override {
         collisions_.set_bodies(bodies);
     }
+    void set_panels(const std::vector<std::shared_ptr<const PanelSystem>>& systems) override {
+        panels_.set_systems(systems);
+    }
+    std::vector<PanelForce> panel_forces() const override {
+        std::vector<PanelForce> out(kMaxBodies);
+        for (int b = 0; b < kMaxBodies; ++b) out[b] = {panels_.impulse_rate(b), panels_.volume_velocity(b)};
+        return out;
+    }
+    const BoundaryElements<Exec>& boundary_elements() const { return panels_; }
 
     void run_stage(int stage, const Config& c) override {
         switch (stage) {
@@ -164,6 +174,35 @@ public:
                 tracers_direct(c);
             held_at_tracers(tracers_by_grid);
         }
+        if (panels_.active()) boundary_velocity(c);
+    }
+
+    // The boundary elements (boundary_elements.hpp): the vortons' velocity at the panel centres
+    // by the direct sum whatever the velocity method (a grid smooths the field on its spacing,
+    // and the no-through-flow condition is met at the surface itself), the bodies' own
+    // vorticity's (add_held) with it; the strengths solved; their velocity added to the particles'.
+    void boundary_velocity(const Config& c) {
+        panels_.place(collisions_.host_bodies());
+        auto at = panels_.centres();
+        auto uc = panels_.centre_velocity();
+        if (vortons() > 0) {
+            prepare_direct(c);
+            direct_.tracers(exec_, at, uc);
+        } else {
+            exec_.parallel_for(at.size, FS_LAMBDA(int i) { uc[i] = dvec3(0.0); });
+        }
+        if (any_held(false)) {
+            auto bodies = collisions_.bodies();
+            exec_.parallel_for(at.size, FS_LAMBDA(int i) {
+                Induced acc;
+                for (int b = 0; b < bodies.size; ++b) add_held(acc, bodies[b], at[i], dvec3(0.0), false);
+                uc[i] += acc.u;
+            });
+        }
+        panels_.solve(collisions_.host_bodies());
+        panels_.add_to_vortons(exec_, vpos_.cview(), omega_.cview(), radius_.cview(), c.core_overlap, vvel_.view(),
+                               stretch_.view());
+        if (tracers() > 0) panels_.add_to_tracers(exec_, tpos_.cview(), tvel_.view());
     }
 
     // The field's curl u at the vortons, which only the transposed stretching and relaxation
@@ -585,6 +624,7 @@ private:
     DirectSum<Exec> direct_;  // the direct sum's float sources, kept between steps
     bool direct_ready_ = false;
     BodyCollisions<Exec> collisions_;
+    BoundaryElements<Exec> panels_;
     Buffer<int> flags_{kSpace}, slots_{kSpace};  // remesh: the nodes kept and their slots
     Buffer<dvec3> remesh_pos_{kSpace}, remesh_omega_{kSpace};  // remesh: the new vortons, swapped in
     Buffer<double> remesh_radius_{kSpace}, remesh_temp_{kSpace};

@@ -112,7 +112,9 @@ Config VortexSolver::config() const {
     c.thermal_diffusivity = s_.thermal_diffusivity;
     c.cooling_rate = s_.cooling_rate;
     c.boundary_thickness = s_.boundary_thickness;
-    c.slip_fraction = s_.slip_fraction;
+    // Under boundary elements the panels keep the fluid out and no wall layer cancels the slip:
+    // the collide stage only puts back a vorton that still came within a core radius (free slip).
+    c.slip_fraction = s_.body_model == kBoundaryElements ? 0.0 : s_.slip_fraction;
     c.heat_transfer_rate = s_.heat_transfer_rate;
     c.remesh = s_.remesh_every > 0 && (step_count() + 1) % s_.remesh_every == 0;
     c.remesh_threshold = s_.remesh_threshold;
@@ -322,7 +324,10 @@ void VortexSolver::write_field(std::string_view name, const std::vector<double>&
     set_state(s);
 }
 
-void VortexSolver::on_upload() { engine_->set_bodies(body_shapes()); }
+void VortexSolver::on_upload() {
+    engine_->set_bodies(body_shapes());
+    engine_->set_panels(panel_systems_);
+}
 
 namespace {
 struct BodyBlob {
@@ -331,6 +336,8 @@ struct BodyBlob {
     dvec3 velocity, angular_velocity;
     dvec3 force, torque;
     dvec3 spin_met, velocity_met;
+    dvec3 volume_velocity_met;
+    int panels_met;
 };
 }  // namespace
 
@@ -345,7 +352,7 @@ void VortexSolver::save_extra(std::vector<char>& out) const {
     std::vector<BodyBlob> bodies;
     for (const BodyState& b : bodies_)
         bodies.push_back({b.position, b.home, b.orientation, b.velocity, b.angular_velocity, b.force, b.torque,
-                          b.spin_met, b.velocity_met});
+                          b.spin_met, b.velocity_met, b.volume_velocity_met, b.panels_met ? 1 : 0});
     blob::put(out, bodies);
 }
 
@@ -378,6 +385,8 @@ void VortexSolver::load_extra(const std::vector<char>& in, std::size_t& at) {
         bodies_[k].torque = bodies[k].torque;
         bodies_[k].spin_met = bodies[k].spin_met;
         bodies_[k].velocity_met = bodies[k].velocity_met;
+        bodies_[k].volume_velocity_met = bodies[k].volume_velocity_met;
+        bodies_[k].panels_met = bodies[k].panels_met != 0;
     }
 }
 

@@ -11,6 +11,7 @@
 
 #include "core/solver.hpp"
 #include "solvers/common/engine_solver.hpp"
+#include "solvers/vortex/panels.hpp"
 #include "solvers/vortex/shapes.hpp"
 #include "solvers/vortex/vortex_engine.hpp"
 
@@ -78,6 +79,8 @@ struct Settings {
     double cooling_rate = 0.0;
     double gravity = 9.81;
     double gravity_direction[3] = {0.0, -1.0, 0.0};
+    int body_model = 0;         // kCollisions or kBoundaryElements
+    double panel_size = 2.0;    // core radii
     double boundary_thickness = 1.2;
     double slip_fraction = 1.0;
     bool body_vorticity = false;  // turning bodies' own 2 Omega in the velocity sums (add_held)
@@ -129,6 +132,10 @@ struct BodyState {
     // build_bodies moves the body's origin there, so position = bodyN_position + centroid.
     dvec3 centroid{0.0};
     bool held = false;        // a hand drags it in the step in progress (hold_bodies)
+    // body_model boundary_elements: the volume integral of the vortons' and panels' velocity over
+    // the body when the last step met it (move_bodies: its change is the force's second part).
+    dvec3 volume_velocity_met{0.0};
+    bool panels_met = false;  // whether volume_velocity_met holds a step's value yet
 };
 
 // A body's force split along and across the relative wind, and as coefficients
@@ -140,6 +147,7 @@ struct BodyAero {
 BodyAero body_aero(const BodyState& st, double fluid_density);
 
 extern const std::vector<std::string> kShapeNames;
+enum BodyModel : int { kCollisions = 0, kBoundaryElements = 1 };
 enum ShapeIndex : int { kNone = 0, kShapeSphere, kBox, kPlate, kWedge, kTetrahedron, kAirfoil, kPlanes, kVertices };
 
 class VortexSolver final : public EngineSolver<Engine, HostState, make_cpu_engine, make_cuda_engine> {
@@ -189,6 +197,7 @@ protected:
 private:
     void register_params();                       // vortex_params.cpp
     void build_bodies();                          // vortex_bodies.cpp
+    void build_panels();                          //
     std::vector<BodyShape> body_shapes() const;   //
     void hold_bodies();                           //
     void move_bodies();                           //
@@ -204,6 +213,10 @@ private:
     // scripted bodies move at (the moving plate, the airfoil, the Magnus sphere).
     HandSettings hands_;
     std::vector<BodyState> bodies_;
+    // body_model boundary_elements: each body slot's panels and factored matrix (null: none),
+    // and what they were built from (build_bodies rebuilds only what changed).
+    std::vector<std::shared_ptr<const PanelSystem>> panel_systems_;
+    std::vector<std::vector<double>> panel_keys_;
     double dt_ = 1.0 / 60.0;
     double last_max_speed_ = 0.0;
     double last_energy_ = 0.0;  // the kinetic energy stat of the last step without a remesh
