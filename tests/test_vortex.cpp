@@ -93,7 +93,10 @@ TEST(VortexKernel, OneVortonMatchesTheCurlOfItsAnalyticPotential) {
         };
         const dvec3 dpx = d(0), dpy = d(1), dpz = d(2);
         const dvec3 curl(dpy.z - dpz.y, dpz.x - dpx.z, dpx.y - dpy.x);
-        EXPECT_LT(glm::length(h.tvel[k] - curl), 1e-8 * (1.0 + glm::length(curl))) << "probe " << k;
+        // The probes are tracers, which the direct sum adds up in float tiles (direct_sum.hpp) on
+        // lanes of 1, 8 or 16 floats chosen by the host's instructions: float's precision, a few
+        // 1e-7 of the speed, is the bound on every host (the AVX2 lanes' reach 3.7e-7 here).
+        EXPECT_LT(glm::length(h.tvel[k] - curl), 1e-6 * glm::length(curl) + 1e-12) << "probe " << k;
     }
     // Far away the regularisation fades: u -> alpha x r / (4 pi r^3) to O(s^2 / r^2).
     const dvec3 r = probes.back() - x0;
