@@ -95,13 +95,15 @@ TEST(Compare, TheRingTravelsAtSaffmansSpeedForItsCore) {
 }
 
 TEST(Compare, ARayleighTaylorGrowthFarFasterThanTheorySaysSo) {
-    // At A = 0.8 the OT scheme's bend grows about four times too fast (docs/validation.md) and
-    // leaves the linear range before sigma t = 1: the comparison must still give its figure.
-    auto s = open("ot_rayleigh_taylor", {"resolution=32", "epsilon=0.0168", "viscosity=0", "perturbation=0.005",
+    // With eps well above the spacing's rule (eps^2 g / h = 0.2 against 0.09 at 32 across) the
+    // cells are soft, waves a few cells long outrun the bend (+238% measured) and it leaves the
+    // linear range before sigma t = 1: the comparison must still give its figure, and say so.
+    auto s = open("ot_rayleigh_taylor", {"resolution=32", "epsilon=0.025", "viscosity=0", "perturbation=0.005",
                                          "atwood=0.8"});
     const fs::Comparison c = run(*s, 60, "rt_growth");
     ASSERT_FALSE(c.verdict.empty()) << "silent on a runaway";
     EXPECT_GT(c.deviation, 0.5) << c.verdict;
+    EXPECT_NE(c.verdict.find("OUTSIDE the 15% bound: faster than theory"), std::string::npos) << c.verdict;
     EXPECT_NE(c.verdict.find("growth rate"), std::string::npos) << c.verdict;
     EXPECT_EQ(c.verdict.find("e+"), std::string::npos) << "percentages as numbers: " << c.verdict;
 }
