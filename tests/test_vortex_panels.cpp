@@ -281,4 +281,15 @@ TEST(VortexPanels, ADegenerateMeshHasNoPanelsToSolve) {
     EXPECT_THROW(vx::PanelSystem({vx::make_panel(dvec3(0), dvec3(1, 0, 0), dvec3(2, 0, 0))}), std::invalid_argument);
 }
 
+TEST(RingAndImage, TheEllipticIntegralsAgreeWithTheStandardLibrarys) {
+    // libstdc++'s std::comp_ellint_1/2 against the arithmetic-geometric mean ring_wall.hpp uses
+    // (the browser build's libc++ has neither), over the moduli a ring's velocity asks for.
+    for (double k : {0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 0.999999}) {
+        double K = 0.0, E = 0.0;
+        fs::ring_wall::complete_elliptic(k, K, E);
+        EXPECT_NEAR(K, std::comp_ellint_1(k), 1e-12 * std::comp_ellint_1(k)) << "k = " << k;
+        EXPECT_NEAR(E, std::comp_ellint_2(k), 1e-12 * std::comp_ellint_2(k)) << "k = " << k;
+    }
+}
+
 }  // namespace

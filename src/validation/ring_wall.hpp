@@ -11,6 +11,24 @@
 
 namespace fs::ring_wall {
 
+// The complete elliptic integrals of the first and second kind of modulus k, K(k) and E(k), by
+// the arithmetic-geometric mean (Abramowitz & Stegun 1964, 17.6.3-4): K = pi / (2 a_N),
+// E = K (1 - sum_n 2^(n-1) c_n^2). Written here because libc++ (the browser build's) has no
+// std::comp_ellint_1/2; it agrees with libstdc++'s within 1e-12 (tests/test_vortex_panels.cpp).
+inline void complete_elliptic(double k, double& K, double& E) {
+    double a = 1.0, b = std::sqrt(1.0 - k * k), c = k, weight = 0.5, sum = 0.5 * k * k;
+    for (int n = 1; n < 64 && std::fabs(c) > 1e-17 * a; ++n) {
+        c = 0.5 * (a - b);
+        const double next = 0.5 * (a + b);
+        b = std::sqrt(a * b);
+        a = next;
+        weight *= 2.0;
+        sum += weight * c * c;
+    }
+    K = 3.14159265358979323846 / (2.0 * a);
+    E = K * (1.0 - sum);
+}
+
 // The velocity a ring of radius a and circulation g (positive: it moves toward +z, its own axis)
 // induces at radius r and axial offset z from its plane: axial uz, radial ur (Lamb,
 // "Hydrodynamics", 1932, sec. 161, in complete elliptic integrals K(m), E(m),
@@ -18,7 +36,8 @@ namespace fs::ring_wall {
 inline void ring_velocity(double g, double a, double r, double z, double& uz, double& ur) {
     const double s2 = (r + a) * (r + a) + z * z, d2 = (a - r) * (a - r) + z * z;
     const double k = std::sqrt(4.0 * r * a / s2);
-    const double K = std::comp_ellint_1(k), E = std::comp_ellint_2(k);
+    double K = 0.0, E = 0.0;
+    complete_elliptic(k, K, E);
     const double pi = 3.14159265358979323846, s = std::sqrt(s2);
     uz = g / (2.0 * pi * s) * (K + (a * a - r * r - z * z) / d2 * E);
     ur = r > 0.0 ? g * z / (2.0 * pi * r * s) * (-K + (a * a + r * r + z * z) / d2 * E) : 0.0;
