@@ -60,6 +60,16 @@ struct CellGrid {
     std::vector<unsigned char> kind;
 };
 
+// How the window plots one of a solver's stats (app/plot_scale.hpp): its unit ("" for a pure
+// number) and the smallest range worth showing, a little above what round-off leaves on it at
+// rest; a count is an integer. A body's stats (body<N>_<quantity>) are declared by quantity.
+struct StatScale {
+    const char* name;
+    const char* unit;
+    double floor;
+    bool count = false;
+};
+
 // What the window, the writers and the safety net must know of a solver, so that none of them
 // names one: a sixth solver states these and needs no change outside its folder.
 struct SolverTraits {
@@ -70,6 +80,8 @@ struct SolverTraits {
     std::string turn_param, turn_rate_param;
     // What usually cures a blow-up, for the safety net's pause message: "try ...".
     std::string instability_advice;
+    // Its own stats' plot scales (the ones every solver reports are the window's: plot_scale.cpp).
+    std::vector<StatScale> stat_scales;
 };
 
 // The simulation became invalid (NaN, Inf, runaway speed): the message names step and quantity.

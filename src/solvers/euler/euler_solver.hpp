@@ -44,6 +44,10 @@ public:
     SolverTraits traits() const override {
         SolverTraits t;
         t.instability_advice = "try a smaller tau or less gravity";
+        t.stat_scales = {{"collisions", "", 1, true},
+                         {"contacts", "", 1, true},
+                         {"pair_tests", "", 1, true},
+                         {"max_overlap", "of the diameter", 1e-3}};
         return t;
     }
     int dimension() const override { return 2; }

@@ -56,6 +56,14 @@ public:
         SolverTraits t;
         t.liquid = t.surface_mesh = true;
         t.instability_advice = "try a smaller CFL number or time step, or more pressure iterations";
+        t.stat_scales = {{"fluid_volume", "m^3", 1e-9},
+                         {"bulk_density", "particles/cell", 0.01},
+                         {"div_max_before", "1/s", 1e-6},
+                         {"div_max_after", "1/s", 1e-9},
+                         {"pressure_iterations", "", 1, true},
+                         {"pressure_residual", "", 1e-12},
+                         {"fluid_cells", "", 1, true},
+                         {"correction_iterations", "", 1, true}};
         return t;
     }
     int dimension() const override { return 3; }

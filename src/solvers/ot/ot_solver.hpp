@@ -47,6 +47,18 @@ public:
         SolverTraits t;
         t.liquid = true;
         t.instability_advice = "try a smaller time step, a larger epsilon, or more Newton iterations";
+        t.stat_scales = {{"total_energy", "J/m", 1e-9},
+                         {"transport_energy", "J/m", 1e-9},
+                         {"area_error", "", 1e-9},
+                         {"total_area", "m^2", 1e-9},
+                         {"interface_amplitude", "m", 1e-6},
+                         {"newton_iterations", "", 1, true},
+                         {"cg_iterations", "", 1, true},
+                         {"step_halvings", "", 1, true},
+                         {"newton_restarts", "", 1, true},
+                         {"cell_passes", "", 1, true},
+                         {"cells_ms", "ms", 0.01},
+                         {"solve_ms", "ms", 0.01}};
         return t;
     }
     int dimension() const override { return 2; }

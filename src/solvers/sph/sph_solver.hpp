@@ -69,6 +69,18 @@ public:
         // dt follows the speed of sound (CFL), so a stiffer fluid is slower, not less stable.
         t.instability_advice = "try a larger speed of sound, a smaller CFL number or largest time step, or more "
                                "viscosity";
+        t.stat_scales = {{"density_mean", "kg/m^3", 0.1},
+                         {"density_max_error", "", 1e-4},
+                         {"density_error_mean", "", 1e-5},
+                         {"pressure_max", "Pa", 1.0},
+                         {"neighbors_mean", "", 0.1},
+                         {"front_x", "m", 1e-3},
+                         {"n_fluid", "", 1, true},
+                         {"barrier_angle", "deg", 0.05},
+                         {"density_iterations", "", 1, true},  // dfsph, iisph
+                         {"density_residual", "", 1e-6},
+                         {"divergence_iterations", "", 1, true},
+                         {"divergence_residual", "", 1e-6}};
         return t;
     }
     int dimension() const override { return 2; }

@@ -160,6 +160,16 @@ public:
         t.turn_param = "barrier_angle";  // body 1's turn
         t.turn_rate_param = "barrier_rotation_rate";
         t.instability_advice = "try a smaller time step, thicker cores, some viscosity, or remeshing";
+        t.stat_scales = {{"n_vortons", "", 1, true},
+                         {"n_tracers", "", 1, true},
+                         {"enstrophy", "m^3/s^2", 1e-9},
+                         {"grid_nodes", "", 1, true},
+                         {"vorton_contacts", "", 1, true},
+                         {"heat", "J", 1e-9},  // body<N>_heat, lift, drag and their coefficients
+                         {"lift", "N", 1e-9},
+                         {"drag", "N", 1e-9},
+                         {"lift_coefficient", "", 1e-6},
+                         {"drag_coefficient", "", 1e-6}};
         return t;
     }
     int dimension() const override { return 3; }
