@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/backend.hpp"
 #include "core/cuda_fault.hpp"
 
@@ -24,6 +26,7 @@ struct Options {
     int threads = 0;  // 0: all cores
     bool pin_threads = false;  // --pin-threads: every step on exactly --threads (no ThreadGovernor)
     std::vector<std::string> sets;
+    nlohmann::json set_values;  // {name: value} over the scene's params, after sets (the Python module's set=)
     std::string stats_path;
     std::string export_path;
     long long export_every = 1;

@@ -218,8 +218,8 @@ std::unique_ptr<Solver> open_scene(const Options& o, Scene& scene) {
     const SolverKind* kind = find_solver_kind(scene.solver);
     try {
         std::unique_ptr<Solver> solver = kind->make(o.backend);
-        apply_scene_params(*solver, scene, o.sets);
-        reset_solver(*solver, scene, o.sets);
+        apply_scene_params(*solver, scene, o.sets, o.set_values);
+        reset_solver(*solver, scene, o.sets, o.set_values);
         return solver;
     } catch (const CudaError& e) {
         throw CudaSetupError(e.what());
