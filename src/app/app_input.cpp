@@ -46,7 +46,7 @@ void App::apply(Action a) {
             break;
         case Action::LiquidView:
             if (!status_.traits.liquid) {
-                panels_.note("only a liquid (flip, sph, ot) has a surface to draw");
+                panels_.note("only a liquid has a surface to draw, and this scene's solver is not one");
                 break;
             }
             if (!scene_.surface_error().empty()) {
