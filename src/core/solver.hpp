@@ -82,6 +82,9 @@ struct SolverTraits {
     std::string instability_advice;
     // Its own stats' plot scales (the ones every solver reports are the window's: plot_scale.cpp).
     std::vector<StatScale> stat_scales;
+    // Stats that count events in a step ("collisions"), whose total over a run the headless
+    // summary gives.
+    std::vector<std::string> run_totals;
 };
 
 // The simulation became invalid (NaN, Inf, runaway speed): the message names step and quantity.

@@ -296,7 +296,8 @@ int run_headless(const Options& o) {
         std::vector<double> step_ms;
         std::vector<std::vector<double>> stage_ms(solver->stages().size());
         Stats first;
-        long long collisions = 0;
+        const std::vector<std::string> totalled = solver->traits().run_totals;
+        std::vector<double> totals(totalled.size(), 0.0);
         Progress progress(o.steps);
         // A mouse script plays one frame a step, from the first.
         std::optional<HandScriptPlayer> hands;
@@ -328,7 +329,7 @@ int run_headless(const Options& o) {
             step_ms.push_back(solver->step_ms());
             for (std::size_t s = 0; s < stage_ms.size(); ++s)
                 stage_ms[s].push_back(solver->stage_ms()[s]);
-            collisions += static_cast<long long>(solver->stats().get("collisions"));
+            for (std::size_t k = 0; k < totalled.size(); ++k) totals[k] += solver->stats().get(totalled[k]);
         }
         progress.clear();
         if (usd) usd->close();
@@ -353,9 +354,10 @@ int run_headless(const Options& o) {
                 if (last.get("poured") > 0) std::printf(", %.0f particles poured", last.get("poured"));
                 std::printf("\n");
             }
-            if (last.find("collisions"))
-                std::printf("  %lld collisions (%.4g per step)\n", collisions,
-                            static_cast<double>(collisions) / static_cast<double>(o.steps));
+            for (std::size_t k = 0; k < totalled.size(); ++k)
+                if (last.find(totalled[k]))
+                    std::printf("  %.0f %s (%.4g per step)\n", totals[k], totalled[k].c_str(),
+                                totals[k] / static_cast<double>(o.steps));
             std::printf("  %.4g ms/step (median);", median(step_ms));
             for (std::size_t s = 0; s < stage_ms.size(); ++s)
                 std::printf(" %s %.3g", solver->stages()[s].name.c_str(), median(stage_ms[s]));

@@ -48,6 +48,7 @@ public:
                          {"contacts", "", 1, true},
                          {"pair_tests", "", 1, true},
                          {"max_overlap", "of the diameter", 1e-3}};
+        t.run_totals = {"collisions"};
         return t;
     }
     int dimension() const override { return 2; }
