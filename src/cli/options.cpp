@@ -89,7 +89,7 @@ std::optional<std::string> uncreatable_folder(const std::string& path) {
     return std::nullopt;
 }
 
-std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
+std::optional<Options> parse_options(int argc, char** argv, int& exit_code, const std::string& solvers) {
     Options o;
     std::string scene_arg, backend = "cpu";
     CLI::App app{
@@ -210,6 +210,7 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     app.add_flag("--list-params", o.list_params,
                  "List the parameters of the scene's solver: name, value, allowed values, unit");
     app.footer(
+        (solvers.empty() ? "" : "Solvers (a scene's \"solver\"):\n" + solvers + "\n") +
         "Exit status: 0 success, 1 the simulation failed (the message names the step and the\n"
         "quantity), 2 bad input (the message names the file or option, the key, what is allowed).\n"
         "Scenes folder: " + scenes_dir() + " (override with FLUID_SANDBOX_SCENES).");

@@ -57,9 +57,10 @@ constexpr int kExitOk = 0;
 constexpr int kExitSimulationFailed = 1;
 constexpr int kExitBadInput = 2;
 
-// Parses argv. On --help prints the help and returns kExitOk through `exit_code`; on bad input
-// prints one line to stderr and returns kExitBadInput. Otherwise returns the options.
-std::optional<Options> parse_options(int argc, char** argv, int& exit_code);
+// Parses argv. On --help prints the help (with `solvers`, the catalogue's lines, under it) and
+// returns kExitOk through `exit_code`; on bad input prints one line to stderr and returns
+// kExitBadInput. Otherwise returns the options.
+std::optional<Options> parse_options(int argc, char** argv, int& exit_code, const std::string& solvers = "");
 
 // The folder of bundled scenes, and the scene opened when none is named.
 std::string scenes_dir();
