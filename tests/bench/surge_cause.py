@@ -3,7 +3,7 @@
 deviation of Z = x/a over T = t sqrt(2g/a) in [1, 3] against two experiments,
   Martin & Moyce 1952 (Phil. Trans. R. Soc. A 244, 312), their table as compare.cpp holds it;
   Koshizuka & Oka 1996 (Nucl. Sci. Eng. 123, 421), their experiment's marks read off their figure
-  (the digitisation the SPH literature passes round),
+  (the digitisation PySPH's examples carry, pysph/examples/db_exp_data.py),
 and the ΔT by which the simulated curve, run later, fits Martin & Moyce's marks best (the release).
 Reads the JSON of `fluid-sandbox --compare` and prints one Markdown row.
     surge_cause.py COMPARE.json LABEL"""
