@@ -450,6 +450,7 @@ struct Config {
     double flip_ratio = 0.95; // weight of the FLIP part: v = flip (v_p + dv) + (1 - flip) v_pic
     int particles_per_cell = 8;
     double volume_correction = 0.0;  // 0: off (the assignment); see FlipSolver's parameter
+    double wall_friction = 0.0;      // Darcy f of the walls; 0: free-slip (flip_friction.hpp)
     int weights = kLinear;
     int scheme = kPicFlip;
     int advection = kForwardEuler;

@@ -247,6 +247,7 @@ public:
     // the volume correction, which solves the same equation (flip_pressure_stage.hpp).
     void occupancy(const Config& c);
     void enforce_solid_faces(const Config& c);
+    void wall_friction(const Config& c);
     void divergence(const Config& c);
     void divergence_pass(const Config& c, View<double> b, double scale, int slot);
     typename PressureSolver<Exec>::Settings solver_settings(const PressureSettings& ps) const;

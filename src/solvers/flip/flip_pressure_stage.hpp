@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "solvers/flip/flip_friction.hpp"
 #include "solvers/flip/flip_pipeline.hpp"
 
 namespace fs::flip {
@@ -94,11 +95,28 @@ void Pipeline<Exec>::enforce_solid_faces(const Config& c) {
     }
 }
 
+// The walls' friction on the tangential faces beside them (wall_friction_face), before the
+// projection, so that the velocity it leaves is divergence-free again.
+template <class Exec>
+void Pipeline<Exec>::wall_friction(const Config& c) {
+    const MacGrid g = c.grid;
+    const Config cfg = c;
+    auto type = type_.cview();
+    for (int a = 0; a < 3; ++a) {
+        const Faces faces = Faces::of(g, a);
+        auto u = face_[a].view();
+        for_each_face(exec_, g, faces, type, FS_LAMBDA(int f, ivec3 hi, const FaceCells& cells) {
+            u[f] = wall_friction_face(cfg, type, faces, cells, hi, u[f]);
+        });
+    }
+}
+
 // seed 001, Divergence Operator (divergence_at) on the fluid cells, and the pressure
 // equation's right-hand side
 // b = -(rho dx^2 / dt) div (the solver's A is the positive 7-point Laplacian).
 template <class Exec>
 void Pipeline<Exec>::divergence(const Config& c) {
+    if (c.wall_friction > 0.0) wall_friction(c);
     enforce_solid_faces(c);
     divergence_pass(c, rhs_.view(), -c.density * c.grid.dx * c.grid.dx / c.dt, 0);
 }

@@ -25,6 +25,7 @@ struct Settings {
     double obstacle_sphere[4] = {0, 0, 0, 0};
     double flip_ratio = 0.95;
     double volume_correction = 0.0;
+    double wall_friction = 0.0;         // Darcy f; 0: free-slip walls
     int transfer = kLinear;
     int transfer_scheme = kPicFlip;
     int advection = kForwardEuler;

@@ -134,6 +134,7 @@ struct Config {
     dvec2 gravity{0.0, -9.81};
     bool clamp_density = true;
     int boundary_model = kPressureMirroring;
+    double boundary_viscosity = 1.0;  // the walls' viscosity over the fluid's (sph_boundary_friction.hpp)
     dvec2 barrier_center{0.5, 0.5};
     double barrier_angle = 0.0;  // radians
     dvec2 barrier_velocity{0.0, 0.0};  // while a hand drags it (core/hands.hpp)

@@ -10,6 +10,7 @@
 #include "core/reduce_ops.hpp"
 #include "solvers/common/cell_sort.hpp"
 #include "solvers/common/pair_list.hpp"
+#include "solvers/sph/sph_boundary_friction.hpp"
 #include "solvers/sph/sph_engine.hpp"
 #include "solvers/sph/sph_simd.hpp"
 
@@ -57,7 +58,10 @@ public:
             case kNeighborSearch: neighbor_search(c); break;
             case kDensity: density(c); break;
             case kPressure: pressure(c); break;
-            case kAccelerations: accelerations(c); break;
+            case kAccelerations:
+                accelerations(c);
+                if (c.boundary_viscosity != 1.0) boundary_friction(c);
+                break;
             case kIntegrate: integrate(c); break;
             case kBoundary: boundary(c); break;
             case kDivergenceSolve: divergence_solve(c); break;
@@ -332,6 +336,23 @@ public:
 #endif
         exec_.parallel_for(size(), FS_LAMBDA(int i) {
             acc[i] = kind[i] != kFluid ? dvec2(0.0) : fluid_acceleration(cfg, k, nb, i, pos.data, vel.data, rp.data);
+        });
+    }
+
+    // The walls' viscosity at boundary_viscosity times the fluid's (sph_boundary_friction.hpp).
+    void boundary_friction(const Config& c) {
+        const auto nb = neighbor_list(c);
+        auto pos = pos_.cview();
+        auto vel = vel_.cview();
+        auto kind = kind_.cview();
+        auto rho = density_.cview();
+        auto acc = acc_.view();
+        const Config cfg = c;
+        const CubicSpline<double> k{c.h};
+        const double extra = c.boundary_viscosity - 1.0;
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            if (kind[i] != kFluid) return;
+            acc[i] += extra * boundary_viscous_acceleration(cfg, k, nb, i, pos.data, vel.data, rho.data, kind.data);
         });
     }
 

@@ -77,6 +77,12 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
                   "hydrostatic part (Adami, Hu and Adams 2012), so a tank at rest has the right "
                   "pressure at its bottom."},
                  {"assignment", "pressure_mirroring"}, &s_.boundary_model);
+    r.add_real({"boundary_viscosity", "Wall friction", "Boundary", "",
+                "The walls' viscosity term as a multiple of the fluid's (Akinci et al. 2012's boundary friction, "
+                "its sigma_b over sigma): 1 the walls stick with the fluid's viscosity (no-slip as far as the "
+                "viscosity reaches), 0 free-slip walls, above 1 rougher walls.",
+                0, 100},
+               &s_.boundary_viscosity);
     r.add_int({"boundary_layers", "Wall layers", "Boundary", "",
                "Layers of wall particles: at least the kernel's support in spacings (WCSPH assignment: three, "
                "for a support of 2 spacings); 0 for no walls at all (a free blob).", 0, 10, false, true},
@@ -182,7 +188,8 @@ const StageList& stage_list(int solver) {
         {{"neighbor_search", "counting sort by cell (the grid of the euler solver)"},
          {"density", "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij"},
          {"pressure", "WCSPH assignment, 2.2: Tait p = B((rho/rho0)^7 - 1); boundary 2.4 / Adami 2012"},
-         {"accelerations", "WCSPH assignment, 2.3 + 2.5: symmetric pressure force, Monaghan viscosity, gravity"},
+         {"accelerations", "WCSPH assignment, 2.3 + 2.5: symmetric pressure force, Monaghan viscosity, gravity; the walls' "
+                           "viscosity at boundary_viscosity times the fluid's (Akinci et al. 2012)"},
          {"integrate", "semi-implicit Euler: v += dt a, x += dt v"},
          {"boundary", "WCSPH assignment, 3: the barrier follows its angle"}},
         {kNeighborSearch, kDensity, kPressure, kAccelerations, kIntegrate, kBoundary}};
@@ -191,7 +198,8 @@ const StageList& stage_list(int solver) {
          {"density", "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij; DFSPH's factor alpha_i (Bender & Koschier "
                      "2015, eq. 9)"},
          {"divergence_solve", "DFSPH (Bender & Koschier 2017, Alg. 1): pressures that remove D rho / Dt"},
-         {"accelerations", "WCSPH assignment, 2.5: Monaghan viscosity and gravity (no pressure)"},
+         {"accelerations", "WCSPH assignment, 2.5: Monaghan viscosity and gravity (no pressure); the walls' viscosity "
+                           "at boundary_viscosity times the fluid's (Akinci et al. 2012)"},
          {"pressure_solve", "DFSPH (Bender & Koschier 2017, Alg. 1): v* = v + dt a, pressures that bring rho* to rho0"},
          {"integrate", "x += dt v"},
          {"boundary", "WCSPH assignment, 3: the barrier follows its angle"}},
@@ -200,7 +208,8 @@ const StageList& stage_list(int solver) {
         {{"neighbor_search", "counting sort by cell (the grid of the euler solver)"},
          {"density", "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij; the diagonal 1/alpha_i (Ihmsen et al. "
                      "2014, a_ii)"},
-         {"accelerations", "WCSPH assignment, 2.5: Monaghan viscosity and gravity (no pressure)"},
+         {"accelerations", "WCSPH assignment, 2.5: Monaghan viscosity and gravity (no pressure); the walls' viscosity "
+                           "at boundary_viscosity times the fluid's (Akinci et al. 2012)"},
          {"pressure_solve", "IISPH (Ihmsen et al. 2014): v* = v + dt a, relaxed Jacobi on the pressure Poisson "
                             "equation"},
          {"integrate", "x += dt v"},
@@ -311,6 +320,7 @@ Config SphSolver::config() const {
     c.gravity = gravity_vector<2>(s_.gravity, s_.gravity_direction);
     c.clamp_density = s_.clamp_density;
     c.boundary_model = s_.boundary_model;
+    c.boundary_viscosity = s_.boundary_viscosity;
     c.barrier_center = barrier_pos_;
     c.barrier_angle = s_.barrier_angle * kPi / 180.0;
     c.barrier_velocity = barrier_vel_;

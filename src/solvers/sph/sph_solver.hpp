@@ -23,6 +23,7 @@ struct Settings {
     double fluid_box_2[4] = {0.0, 0.0, 0.0, 0.0};
     long long boundary_layers = 3;
     int boundary_model = kPressureMirroring;
+    double boundary_viscosity = 1.0;           // the walls' viscosity over the fluid's
     double rest_density = 1000.0;
     double speed_of_sound = 35.0;
     double gamma = 7.0;
