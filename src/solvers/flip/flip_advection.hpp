@@ -1,9 +1,10 @@
-// Part of flip_pipeline.hpp: seed 001's Advection, for both executors.
+// Part of the FLIP pipeline (flip_pipeline.hpp; the class in flip_pipeline_class.hpp): the
+// PIC-FLIP assignment's Advection, for both executors.
 #pragma once
 
 #include <cmath>
 
-#include "solvers/flip/flip_pipeline.hpp"
+#include "solvers/flip/flip_pipeline_class.hpp"
 
 namespace fs::flip {
 

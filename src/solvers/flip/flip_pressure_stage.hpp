@@ -1,11 +1,12 @@
-// Part of flip_pipeline.hpp: seed 001's Pressure Projection (occupancy, divergence, the solve and
-// the gradient) and the volume correction, which solves the same equation, for both executors.
+// Part of the FLIP pipeline (flip_pipeline.hpp; the class in flip_pipeline_class.hpp): the
+// PIC-FLIP assignment's Pressure Projection (occupancy, divergence, the solve and the gradient) and the volume
+// correction, which solves the same equation, for both executors.
 #pragma once
 
 #include <cmath>
 
 #include "solvers/flip/flip_friction.hpp"
-#include "solvers/flip/flip_pipeline.hpp"
+#include "solvers/flip/flip_pipeline_class.hpp"
 
 namespace fs::flip {
 

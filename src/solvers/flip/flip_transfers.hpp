@@ -1,10 +1,11 @@
-// Part of flip_pipeline.hpp: seed 001's transfers between particles and grid, P2G (by gather or
-// by scatter) and G2P (PIC/FLIP blend or APIC), for both executors.
+// Part of the FLIP pipeline (flip_pipeline.hpp; the class in flip_pipeline_class.hpp): the
+// PIC-FLIP assignment's transfers between particles and grid, P2G (by gather or by scatter) and G2P (PIC/FLIP
+// blend or APIC), for both executors.
 #pragma once
 
 #include <cmath>
 
-#include "solvers/flip/flip_pipeline.hpp"
+#include "solvers/flip/flip_pipeline_class.hpp"
 
 namespace fs::flip {
 
