@@ -34,7 +34,7 @@ struct Settings {
     double cfl = 0.8;                           // particle spacings per step
     double max_dt = 1e-3;
     int pressure_solver = kWcsph;
-    int viscosity_solver = kImplicitViscosity;  // DFSPH and IISPH: Weiler et al. 2018's implicit solve
+    int viscosity_solver = kExplicitViscosity;  // DFSPH and IISPH: Monaghan explicit (docs/solvers/sph.md: why)
     double dfsph_cfl = 0.4;                     // DFSPH: spacings the fastest particle crosses a step
     double density_tolerance = 1e-3;            // DFSPH: mean compression left, over rho0
     double divergence_tolerance = 1e-3;         // DFSPH: mean compression rate left times dt, over rho0
