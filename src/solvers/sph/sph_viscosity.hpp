@@ -3,11 +3,11 @@
 // (Computer Graphics Forum 37(2)). The per-particle bodies are FS_HD (one body, both backends);
 // ViscositySolve runs them over an executor, called by Pipeline's viscosity stage.
 //
-// Weiler et al., eq. 8: the Laplacian of the velocity by the SPH second-derivative form
+// Weiler et al.'s operator: the Laplacian of the velocity by the SPH second-derivative form
 //   L_i(v) = 2(d+2) sum_j (m_j / rho_j) (v_ij . x_ij) / (|x_ij|^2 + 0.01 h^2) grad_i W_ij,  d = 2,
 // over fluid and boundary neighbours (boundary particles at their own velocity, the walls' zero
 // and the barrier's drag: no slip, and with the fluid's nu where Weiler et al. give the boundary
-// its own). The step's viscous velocity solves (their eq. 12, backward Euler)
+// its own). The step's viscous velocity solves (backward Euler)
 //   v*_i - dt nu L_i(v*) = v_i.
 // L is linear in v, and the boundary's known velocities go to the right-hand side. Each row i is
 // multiplied by V_i = m / rho_i: the blocks V_i V_j c_ij x_ij x_ij^T (grad W_ij is parallel to x_ij)
@@ -15,7 +15,7 @@
 // apply (as Weiler et al. use), with their block-diagonal (2x2) preconditioner and a warm start from
 // the last step's solution (kept per particle id: the cell sort reorders the arrays every step).
 // The result enters as an acceleration, (v* - v) / dt, beside gravity, before the pressure solve
-// (Weiler et al., section 4: viscosity as a non-pressure force).
+// (Weiler et al.: viscosity as a non-pressure force).
 #pragma once
 
 #include <utility>
@@ -33,7 +33,7 @@ namespace fs::sph {
 constexpr double kViscosityTolerance = 1e-5;
 constexpr int kViscosityMaxIterations = 100;
 
-// 2(d+2) (m / rho_j) / (|x_ij|^2 + 0.01 h^2) for a pair at x_ij (Weiler et al., eq. 8; m = m_j,
+// 2(d+2) (m / rho_j) / (|x_ij|^2 + 0.01 h^2) for a pair at x_ij (Weiler et al.'s operator; m = m_j,
 // every particle carries the same mass here).
 FS_HDI double weiler_pair_factor(const Config& c, dvec2 x, double rho_j) {
     return 8.0 * c.mass / (rho_j * (x.x * x.x + x.y * x.y + 0.01 * c.h * c.h));
@@ -91,7 +91,9 @@ struct ViscositySolve {
     Buffer<glm::dmat2> inverse_{kSpace};
     std::size_t warm_size_ = 0;  // ids the warm start holds (0: none yet)
 
-    // Forget the warm start (new particles, a state written from outside).
+    // Forget the warm start (a state written from outside: a checkpoint holds no warm start, so a
+    // restored run starts cold and agrees with the uninterrupted one to the solve's tolerance, not
+    // to the bit).
     void forget() { warm_size_ = 0; }
 
     // Adds (v* - v) / dt to acc for every fluid particle; returns the iterations and the residual
