@@ -414,9 +414,10 @@ TEST(SphDfsph, EachStepMeetsTheDensityTolerance) {
     dam_break(s, 0.02, "dfsph");
     set(s, "kinematic_viscosity", "0.01");
     s.reset();
-    ASSERT_EQ(s.stages().size(), 7u);
+    ASSERT_EQ(s.stages().size(), 8u);
     EXPECT_EQ(s.stages()[2].name, "divergence_solve");
-    EXPECT_EQ(s.stages()[4].name, "pressure_solve");
+    EXPECT_EQ(s.stages()[4].name, "viscosity_solve");  // Weiler et al. 2018's, idle under explicit
+    EXPECT_EQ(s.stages()[5].name, "pressure_solve");
     int iterations = 0, steps = 0;
     while (s.time() < 0.6) {
         s.step();
@@ -496,7 +497,7 @@ TEST(SphDfsph, SwitchingSolversBetweenStepsKeepsTheWater) {
     EXPECT_EQ(s.stages().size(), 6u);
     set(s, "pressure_solver", "dfsph");
     for (int k = 0; k < 50; ++k) s.step();
-    EXPECT_EQ(s.stages().size(), 7u);
+    EXPECT_EQ(s.stages().size(), 8u);
     EXPECT_GT(s.stats().get("density_iterations"), 0.0);
     set(s, "pressure_solver", "wcsph");
     for (int k = 0; k < 50; ++k) s.step();

@@ -117,11 +117,15 @@ enum PressureSolver : int {
 };
 // Whether the pressure comes from the implicit solves (DFSPH, IISPH) rather than the Tait equation.
 FS_HDI bool implicit_pressure(int solver) { return solver != kWcsph; }
+// How DFSPH and IISPH apply the viscosity (the `viscosity_solver` parameter): Monaghan's term,
+// explicit (viscous_acceleration below), or Weiler et al. 2018's implicit solve (sph_viscosity.hpp).
+enum ViscositySolver : int { kExplicitViscosity = 0, kImplicitViscosity = 1 };
 
 // Everything a stage needs, as plain values.
 struct Config {
     double dt = 1e-4;
     int solver = kWcsph;
+    int viscosity_solver = kExplicitViscosity;  // DFSPH and IISPH only
     double h = 0.02;           // kernel support radius (m)
     double spacing = 0.01;     // particle spacing at rest (m)
     double mass = 0.1;         // particle mass (kg): rho0 * spacing^2 (2D, per unit depth)

@@ -13,6 +13,7 @@
 #include "solvers/sph/sph_boundary_friction.hpp"
 #include "solvers/sph/sph_engine.hpp"
 #include "solvers/sph/sph_simd.hpp"
+#include "solvers/sph/sph_viscosity.hpp"
 
 namespace fs::sph {
 
@@ -38,6 +39,7 @@ public:
         auto kappa = kappa_.cview();
         divergence_zero_ =
             exec_.transform_reduce(size(), 0, FS_LAMBDA(int i) { return kappa[i].y != 0.0 ? 1 : 0; }, Plus{}) == 0;
+        viscosity_.forget();
     }
 
     void download(HostState& s) const override {
@@ -66,6 +68,7 @@ public:
             case kBoundary: boundary(c); break;
             case kDivergenceSolve: divergence_solve(c); break;
             case kPressureSolve: pressure_solve(c); break;
+            case kViscositySolve: viscosity_solve(c); break;
             default: break;
         }
     }
@@ -366,10 +369,25 @@ public:
         auto acc = acc_.view();
         auto fluid = fluid_.cview();
         const Config cfg = c;
+        const bool implicit = c.viscosity_solver == kImplicitViscosity;  // then viscosity_solve adds it
         exec_.parallel_slices(fluid_count_, kSliceLeast, FS_LAMBDA(int t) {
             const int i = fluid[t];
-            acc[i] = viscous_acceleration(cfg, gl, i, pos.data, vel.data, rho.data, kind.data);
+            acc[i] = implicit ? cfg.gravity : viscous_acceleration(cfg, gl, i, pos.data, vel.data, rho.data, kind.data);
         });
+    }
+
+    // Weiler et al. 2018's implicit viscosity (sph_viscosity.hpp): adds (v* - v) / dt to acc.
+    void viscosity_solve(const Config& c) {
+        if (c.viscosity_solver != kImplicitViscosity || !(kinematic_viscosity(c.alpha, c.h, c.c_s) > 0.0)) {
+            report_.viscosity_iterations = 0;
+            report_.viscosity_residual = 0.0;
+            return;
+        }
+        const auto [iterations, residual] =
+            viscosity_.run(exec_, c, grad_list(c), size(), fluid_.cview(), fluid_count_, pos_.cview(), vel_.cview(),
+                           density_.cview(), kind_.cview(), id_.cview(), acc_.view());
+        report_.viscosity_iterations = iterations;
+        report_.viscosity_residual = residual;
     }
 
     // Semi-implicit (symplectic) Euler, as the assignment: v += dt a, then x += dt v; a hand
@@ -631,6 +649,7 @@ private:
     int fluid_count_ = 0;
     Buffer<int> kind_alt_{kSpace}, id_alt_{kSpace};
     grid::CellSort<Exec> sort_;
+    ViscositySolve<Exec> viscosity_;
 };
 
 }  // namespace fs::sph

@@ -121,6 +121,11 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
                   "own speed (dfsph_cfl), not by sound: several times longer steps. iisph: implicit incompressible "
                   "SPH (Ihmsen et al. 2014), the density solve alone. Switches at the next step."},
                  {"wcsph", "dfsph", "iisph"}, &s_.pressure_solver);
+    r.add_choice({"viscosity_solver", "Viscosity solver", "Pressure", "",
+                  "DFSPH and IISPH: explicit, Monaghan's term (kinematic_viscosity) as a force, which bounds dt by "
+                  "0.125 (h/2)^2 / nu; implicit, Weiler et al. 2018's Laplacian solved by conjugate gradients, "
+                  "so dt follows dfsph_cfl alone. WCSPH keeps the explicit term."},
+                 {"explicit", "implicit"}, &s_.viscosity_solver);
     r.add_real({"dfsph_cfl", "DFSPH CFL number", "Pressure", "",
                 "DFSPH and IISPH: particle spacings the fastest particle may cross per step, "
                 "dt = dfsph_cfl spacing / max speed (Bender & Koschier 2017: 0.4 of the particle diameter).",
@@ -158,7 +163,7 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
     r.add_choice({"dt_limit", "Time step set by", "Diagnostics", "",
                   "Which bound set the last dt: max_dt; cfl (WCSPH: sound plus the fastest particle; DFSPH: the "
                   "fastest particle); force (0.25 sqrt(h / |a|max), Monaghan 1992); viscosity (0.125 (h/2)^2 / nu, "
-                  "Morris et al. 1997, DFSPH).",
+                  "Morris et al. 1997, DFSPH and IISPH under viscosity_solver = explicit).",
                   0, 0, true},
                  {"max_dt", "cfl", "force", "viscosity"}, &s_.dt_limit);
     r.add_real({"stiffness", "Stiffness B", "Diagnostics", "Pa", "B = rho0 c_s^2 / gamma.", 0, 1e300, true},
@@ -198,23 +203,26 @@ const StageList& stage_list(int solver) {
          {"density", "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij; DFSPH's factor alpha_i (Bender & Koschier "
                      "2015, eq. 9)"},
          {"divergence_solve", "DFSPH (Bender & Koschier 2017, Alg. 1): pressures that remove D rho / Dt"},
-         {"accelerations", "WCSPH assignment, 2.5: Monaghan viscosity and gravity (no pressure); the walls' viscosity "
-                           "at boundary_viscosity times the fluid's (Akinci et al. 2012)"},
+         {"accelerations", "WCSPH assignment, 2.5: Monaghan viscosity (explicit) and gravity (no pressure); the "
+                           "walls' viscosity at boundary_viscosity times the fluid's (Akinci et al. 2012)"},
+         {"viscosity_solve", "Weiler et al. 2018: implicit viscosity by conjugate gradients (viscosity_solver)"},
          {"pressure_solve", "DFSPH (Bender & Koschier 2017, Alg. 1): v* = v + dt a, pressures that bring rho* to rho0"},
          {"integrate", "x += dt v"},
          {"boundary", "WCSPH assignment, 3: the barrier follows its angle"}},
-        {kNeighborSearch, kDensity, kDivergenceSolve, kAccelerations, kPressureSolve, kIntegrate, kBoundary}};
+        {kNeighborSearch, kDensity, kDivergenceSolve, kAccelerations, kViscositySolve, kPressureSolve, kIntegrate,
+         kBoundary}};
     static const StageList kIisphStages = {
         {{"neighbor_search", "counting sort by cell (the grid of the euler solver)"},
          {"density", "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij; the diagonal 1/alpha_i (Ihmsen et al. "
                      "2014, a_ii)"},
-         {"accelerations", "WCSPH assignment, 2.5: Monaghan viscosity and gravity (no pressure); the walls' viscosity "
-                           "at boundary_viscosity times the fluid's (Akinci et al. 2012)"},
+         {"accelerations", "WCSPH assignment, 2.5: Monaghan viscosity (explicit) and gravity (no pressure); the "
+                           "walls' viscosity at boundary_viscosity times the fluid's (Akinci et al. 2012)"},
+         {"viscosity_solve", "Weiler et al. 2018: implicit viscosity by conjugate gradients (viscosity_solver)"},
          {"pressure_solve", "IISPH (Ihmsen et al. 2014): v* = v + dt a, relaxed Jacobi on the pressure Poisson "
                             "equation"},
          {"integrate", "x += dt v"},
          {"boundary", "WCSPH assignment, 3: the barrier follows its angle"}},
-        {kNeighborSearch, kDensity, kAccelerations, kPressureSolve, kIntegrate, kBoundary}};
+        {kNeighborSearch, kDensity, kAccelerations, kViscositySolve, kPressureSolve, kIntegrate, kBoundary}};
     return solver == kDfsph ? kDfsphStages : solver == kIisph ? kIisphStages : kWcsphStages;
 }
 }  // namespace
@@ -303,6 +311,7 @@ Config SphSolver::config() const {
     Config c;
     c.dt = dt_;
     c.solver = solver_;
+    c.viscosity_solver = s_.viscosity_solver;
     c.density_tolerance = s_.density_tolerance;
     c.divergence_tolerance = s_.divergence_tolerance;
     c.max_iterations = static_cast<int>(s_.max_iterations);
@@ -568,7 +577,8 @@ void SphSolver::choose_dt() {
         if (fastest > 0.0) bound(s_.dfsph_cfl * s_.spacing / fastest, 1);
         const double h = support_radius();
         const double nu = kinematic_viscosity(alpha_used(), h, s_.speed_of_sound);
-        if (nu > 0.0) bound(0.125 * 0.25 * h * h / nu, 3);
+        // The implicit viscosity (Weiler et al. 2018) is unconditionally stable: no bound.
+        if (nu > 0.0 && s_.viscosity_solver == kExplicitViscosity) bound(0.125 * 0.25 * h * h / nu, 3);
     } else {
         bound(s_.cfl * s_.spacing / (s_.speed_of_sound + fastest), 1);
     }
@@ -646,6 +656,10 @@ void SphSolver::report(const Sums& s, Stats& out) const {
         if (solver_ == kDfsph) {
             out.set_count("divergence_iterations", r.divergence_iterations);
             out.set("divergence_residual", r.divergence_residual);
+        }
+        if (s_.viscosity_solver == kImplicitViscosity) {
+            out.set_count("viscosity_iterations", r.viscosity_iterations);
+            out.set("viscosity_residual", r.viscosity_residual);
         }
     }
     out.set("density_error_mean", s.fluid > 0 ? s.compression_sum / (fluid * s_.rest_density) : 0.0);

@@ -35,6 +35,7 @@ struct Settings {
     double cfl = 0.8;                           // particle spacings per step
     double max_dt = 1e-3;
     int pressure_solver = kWcsph;
+    int viscosity_solver = kExplicitViscosity;  // DFSPH and IISPH: Monaghan explicit (docs/solvers/sph.md: why)
     double dfsph_cfl = 0.4;                     // DFSPH: spacings the fastest particle crosses a step
     double density_tolerance = 1e-3;            // DFSPH: mean compression left, over rho0
     double divergence_tolerance = 1e-3;         // DFSPH: mean compression rate left times dt, over rho0
@@ -81,7 +82,9 @@ public:
                          {"density_iterations", "", 1, true},  // dfsph, iisph
                          {"density_residual", "", 1e-6},
                          {"divergence_iterations", "", 1, true},
-                         {"divergence_residual", "", 1e-6}};
+                         {"divergence_residual", "", 1e-6},
+                         {"viscosity_iterations", "", 1, true},  // viscosity_solver implicit
+                         {"viscosity_residual", "", 1e-6}};
         return t;
     }
     int dimension() const override { return 2; }
