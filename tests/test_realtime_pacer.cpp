@@ -257,7 +257,7 @@ TEST(PlotScale, EveryReportedStatHasItsScaleAndUnit) {
     const std::pair<const char*, std::vector<std::string>> scenes[] = {
         {"default", {"n_particles=300"}},
         {"sph_barrier", {"spacing=0.04"}},
-        {"sph_barrier", {"spacing=0.04", "pressure_solver=dfsph"}},
+        {"sph_barrier", {"spacing=0.04", "pressure_solver=dfsph", "viscosity_solver=implicit"}},
         {"sph_barrier", {"spacing=0.04", "pressure_solver=iisph"}},
         {"flip_dam_break", {"resolution=12"}},
         {"ot_rayleigh_taylor", {"resolution=12"}},
