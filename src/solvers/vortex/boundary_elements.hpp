@@ -190,7 +190,7 @@ public:
             for (int i = ranges_.begin[b]; i < ranges_.end[b]; ++i) {
                 const Panel& p = world_[i];
                 const dvec3 rel = ufluid_host_[i] - surface_velocity(bodies[b], p.centre);
-                sheet_[i] = PanelSheet{p.centre, p.normal, rel - glm::dot(rel, p.normal) * p.normal, p.area};
+                sheet_[i] = PanelSheet{p.centre, p.normal, rel - glm::dot(rel, p.normal) * p.normal, p.area, b};
             }
     }
     const std::vector<PanelSheet>& sheet() const { return sheet_; }

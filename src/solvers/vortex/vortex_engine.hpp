@@ -74,6 +74,7 @@ class PanelSystem;
 struct PanelSheet {
     dvec3 centre{0.0}, normal{0.0}, slip{0.0};
     double area = 0.0;
+    int body = 0;
 };
 
 // What the boundary elements give the force on a body (BoundaryElements): the rate of change of

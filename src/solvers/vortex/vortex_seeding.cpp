@@ -93,13 +93,17 @@ void VortexSolver::shed() {
                               " vortons, more than max_vortons = " + std::to_string(s_.max_vortons) +
                               "; raise max_vortons, or remesh (remesh_every)");
     const double volume = vorton_volume(s_.core_radius, s_.core_overlap);
+    for (BodyState& st : bodies_) st.shed_impulse = dvec3(0.0);
     HostState batch;
     std::vector<int> vslots, tslots;
     for (std::size_t k = 0; k < sheet.size(); ++k) {
         const PanelSheet& p = sheet[k];
         vslots.push_back(static_cast<int>(count + static_cast<long long>(k)));
-        batch.vpos.push_back(p.centre + s_.core_radius * p.normal);
-        batch.omega.push_back((p.area / volume) * glm::cross(p.normal, p.slip));
+        const dvec3 x = p.centre + s_.core_radius * p.normal, alpha = p.area * glm::cross(p.normal, p.slip);
+        // The impulse the new vortons carry off the surface (the body's force, move_bodies).
+        if (p.body < static_cast<int>(bodies_.size())) bodies_[p.body].shed_impulse += 0.5 * glm::cross(x, alpha);
+        batch.vpos.push_back(x);
+        batch.omega.push_back(alpha / volume);
         batch.radius.push_back(s_.core_radius);
         batch.vtemp.push_back(s_.ambient_temperature);
         batch.vid.push_back(static_cast<int>(next_vorton_id_++));

@@ -137,6 +137,7 @@ struct BodyState {
     // the body when the last step met it (move_bodies: its change is the force's second part).
     dvec3 volume_velocity_met{0.0};
     bool panels_met = false;  // whether volume_velocity_met holds a step's value yet
+    dvec3 shed_impulse{0.0};  // (1/2) sum x x alpha of the vortons shed this step (shed())
 };
 
 // A body's force split along and across the relative wind, and as coefficients
