@@ -147,7 +147,7 @@ void VortexSolver::register_params() {
                   "bounce off, with a layer of vortons within boundary_thickness cancelling the slip (the flow "
                   "does not see the body until it touches it). boundary_elements: source panels over every body "
                   "solved each velocity evaluation so no fluid flows through any body (Hess and Smith 1967), the "
-                  "force from the impulse and the panels (added mass right); free slip (no vorticity shed).",
+                  "force from the impulse and the panels (added mass right); free slip unless shedding is on.",
                   -1e300, 1e300, false, R},
                  {"collisions", "boundary_elements"}, &s_.body_model);
     r.add_bool({"shedding", "Vorticity shedding", "Bodies", "",
