@@ -83,6 +83,7 @@ struct Settings {
     double panel_size = 2.0;    // core radii
     double boundary_thickness = 1.2;
     double slip_fraction = 1.0;
+    bool shedding = false;        // boundary_elements: the slip shed as vortons each step (shed())
     bool body_vorticity = false;  // turning bodies' own 2 Omega in the velocity sums (add_held)
     double heat_transfer_rate = 5.0;
     double force_smoothing = 0.5;  // s: the running mean of the bodies' forces
@@ -136,6 +137,7 @@ struct BodyState {
     // the body when the last step met it (move_bodies: its change is the force's second part).
     dvec3 volume_velocity_met{0.0};
     bool panels_met = false;  // whether volume_velocity_met holds a step's value yet
+    dvec3 shed_impulse{0.0};  // (1/2) sum x x alpha of the vortons shed this step (shed())
 };
 
 // A body's force split along and across the relative wind, and as coefficients
@@ -213,6 +215,7 @@ private:
     void move_bodies();                           //
     int body_slot(int obstacle) const;            //
     void emit();                                  // vortex_seeding.cpp (with do_reset)
+    void shed();                                  // vortex_seeding.cpp
     bool can_add_energy() const;                  //
     void check_growth(const Sums& s, bool remeshed, const std::string& step);
     // The dt (or core) under which a vortex filament's bending waves stay bounded, as advice.
