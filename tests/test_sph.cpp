@@ -1,4 +1,4 @@
-// The WCSPH solver (seed 003): kernel properties, neighbour search against brute force, the
+// The WCSPH solver (the WCSPH assignment): kernel properties, neighbour search against brute force, the
 // hydrostatic tank, momentum conservation, the barrier, determinism, CUDA parity.
 #include <gtest/gtest.h>
 
@@ -434,7 +434,7 @@ TEST(SphDfsph, EachStepMeetsTheDensityTolerance) {
 }
 
 // Momentum: the pressure and viscosity terms act in equal and opposite pairs (the symmetric form
-// of seed 003, 2.3, with the pressures P the solves find), so without gravity and walls the total
+// of the WCSPH assignment, 2.3, with the pressures P the solves find), so without gravity and walls the total
 // stays put to round-off.
 TEST(SphDfsph, MomentumConservedWithoutGravityAndBoundaries) {
     const Drift d = momentum_drift({{"pressure_solver", "dfsph"}}, 100);

@@ -22,7 +22,7 @@ namespace fs {
 
 struct StageInfo {
     std::string name;    // the source document's word: "p2g", "collide", "bounce_on_borders"
-    std::string source;  // where its equation comes from: "seed 000, Euler_step"
+    std::string source;  // where its equation comes from: "the particle tutorial, Euler_step"
 };
 
 // A per-particle (or per-cell) quantity the renderer can colour by and the writers can export.

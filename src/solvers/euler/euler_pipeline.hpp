@@ -72,7 +72,7 @@ public:
         if (stage >= 0 && stage < kStageCount) (this->*runs()[stage].run)(c);
     }
 
-    // seed 000, "gravity": V += tau * F / m with F = m g.
+    // the particle tutorial, "gravity": V += tau * F / m with F = m g.
     // Soft contact applies gravity in its sub-steps instead (soft_contacts). A hand that pushes
     // or pulls adds its velocity change (solvers/common/hands.hpp) in either case.
     void forces(const Config& c) {
@@ -89,7 +89,7 @@ public:
         exec_.parallel_for(size(), FS_LAMBDA(int i) { vel[i] += dv; });
     }
 
-    // seed 000's search grid: a counting sort by cell (cell_sort.hpp), then the particle arrays
+    // the particle tutorial's search grid: a counting sort by cell (cell_sort.hpp), then the particle arrays
     // themselves are permuted into cell order, so that the collision search reads neighbours
     // from contiguous memory.
     void grid_build(const Config& c) {
@@ -142,7 +142,7 @@ public:
     }
     grid::AllPairs all_pairs() const { return {size()}; }
 
-    // seed 000, "collisions": each particle picks its nearest approaching neighbour; pairs that
+    // the particle tutorial, "collisions": each particle picks its nearest approaching neighbour; pairs that
     // picked each other collide (one impulse each, see collision_velocity). A pair that did not
     // match this step is still close and approaching at the next one. Result: no race, no
     // dependence on thread count or visiting order, and each collision conserves momentum (and
@@ -482,7 +482,7 @@ public:
         });
     }
 
-    // seed 000, semi-explicit Euler: x += tau * V (with the velocity already updated). Soft
+    // the particle tutorial, semi-explicit Euler: x += tau * V (with the velocity already updated). Soft
     // contact has moved the particles in its sub-steps already.
     void integrate(const Config& c) {
         if (c.contact == kSoft && c.collisions) return;

@@ -231,7 +231,7 @@ void EulerSolver::do_reset() {
             throw ParamError("spawn_min must not exceed spawn_max (component " + std::to_string(k) +
                              ": " + std::to_string(s_.spawn_min[k]) + " > " +
                              std::to_string(s_.spawn_max[k]) + ")");
-    // seed 000, initialisation: positions in the spawn box, speeds initial_speed * (rand - 0.5).
+    // the particle tutorial, initialisation: positions in the spawn box, speeds initial_speed * (rand - 0.5).
     const auto n = static_cast<std::size_t>(s_.n_particles);
     HostState h;
     h.pos.resize(n);

@@ -1,5 +1,5 @@
 // The `euler` solver: 2D particles with gravity, bouncing borders and pairwise collisions found
-// by brute force or a uniform grid (seed 000, the Graphite/WarpDrive particle tutorial).
+// by brute force or a uniform grid (the particle tutorial, the Graphite/WarpDrive particle tutorial).
 #pragma once
 
 #include <memory>

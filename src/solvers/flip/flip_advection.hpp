@@ -8,7 +8,7 @@
 
 namespace fs::flip {
 
-// seed 001, Advection: x += dt v with the particle's velocity (forward Euler), or through
+// the PIC-FLIP assignment, Advection: x += dt v with the particle's velocity (forward Euler), or through
 // the grid's velocity u, divergence-free since the pressure gradient (Bridson 2015, 3.1: a
 // particle moved by forward Euler in a rotating flow spirals outward, and particles crowd
 // where the interpolated velocity converges): the midpoint rule x += dt u(x + dt/2 u(x)), or

@@ -184,7 +184,7 @@ public:
         }
     }
 
-    // seed 001, Body Force: u += dt g on the grid (direction turned by W/A/S/D); then a pushing
+    // the PIC-FLIP assignment, Body Force: u += dt g on the grid (direction turned by W/A/S/D); then a pushing
     // or pulling hand: each face with a value, at its position x, gets its axis's component of
     // HandForce::dv(x, u e_a, dt) (solvers/common/hands.hpp), the face's own component standing
     // for the velocity its damping acts on.
@@ -211,7 +211,7 @@ public:
         }
     }
 
-    // seed 001's transfers, Particle-to-Grid and Grid-to-Particle, with APIC's affine vectors
+    // the PIC-FLIP assignment's transfers, Particle-to-Grid and Grid-to-Particle, with APIC's affine vectors
     // (flip_transfers.hpp).
     void ensure_affine(bool apic);
     void p2g(const Config& c);
@@ -243,7 +243,7 @@ public:
     bool lanes() const { return lanes_; }
     void set_lanes(bool on) { lanes_ = on; }
 
-    // seed 001's Pressure Projection: occupancy, divergence, the pressure solve and gradient, and
+    // the PIC-FLIP assignment's Pressure Projection: occupancy, divergence, the pressure solve and gradient, and
     // the volume correction, which solves the same equation (flip_pressure_stage.hpp).
     void occupancy(const Config& c);
     void enforce_solid_faces(const Config& c);
@@ -255,7 +255,7 @@ public:
     void pressure_gradient(const Config& c);
     void correct_volume(const Config& c, const PressureSettings& ps);
 
-    // seed 001's Advection (flip_advection.hpp).
+    // the PIC-FLIP assignment's Advection (flip_advection.hpp).
     void advect(const Config& c);
 
     // The step's sums, taken by the advect stage as it moved the particles (the step's last

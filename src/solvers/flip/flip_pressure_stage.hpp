@@ -51,7 +51,7 @@ void for_each_face(Exec& exec, const MacGrid& g, const Faces& faces, View<const 
     }
 }
 
-// Cell types (seed 001: fluid where a particle is, solid in obstacles, air elsewhere), and
+// Cell types (the PIC-FLIP assignment: fluid where a particle is, solid in obstacles, air elsewhere), and
 // the particles in each cell (for the volume measure and its correction): counted by the
 // scatter, or taken from the half cells' starts after the gather.
 template <class Exec>
@@ -76,7 +76,7 @@ void Pipeline<Exec>::occupancy(const Config& c) {
 }
 
 // Faces touching a solid take the solid's velocity: 0 at the domain's walls, an obstacle's
-// own where a hand drags it (solid_face_velocity; seed 001, Gradient Operator: "set the
+// own where a hand drags it (solid_face_velocity; the PIC-FLIP assignment, Gradient Operator: "set the
 // velocity component at that face to the solid velocity").
 template <class Exec>
 void Pipeline<Exec>::enforce_solid_faces(const Config& c) {
@@ -112,7 +112,7 @@ void Pipeline<Exec>::wall_friction(const Config& c) {
     }
 }
 
-// seed 001, Divergence Operator (divergence_at) on the fluid cells, and the pressure
+// the PIC-FLIP assignment, Divergence Operator (divergence_at) on the fluid cells, and the pressure
 // equation's right-hand side
 // b = -(rho dx^2 / dt) div (the solver's A is the positive 7-point Laplacian).
 template <class Exec>
@@ -163,7 +163,7 @@ void Pipeline<Exec>::pressure_solve(const Config& c, const PressureSettings& ps)
     residual_ = r.residual;
 }
 
-// seed 001, Gradient Operator: u -= (dt / rho) (p_right - p_left) / dx on faces next to
+// the PIC-FLIP assignment, Gradient Operator: u -= (dt / rho) (p_right - p_left) / dx on faces next to
 // fluid (p = 0 in air); faces touching a solid keep the solid's velocity (face_pressure,
 // solid_face_velocity).
 template <class Exec>
@@ -190,7 +190,7 @@ void Pipeline<Exec>::pressure_gradient(const Config& c) {
     divergence_pass(c, View<double>{}, 0.0, 1);
 }
 
-// Volume correction (optional; past seed 001, whose FLIP particles drift together and lose
+// Volume correction (optional; past the PIC-FLIP assignment, whose FLIP particles drift together and lose
 // volume). Implicit density projection after Kugelstadt et al. 2019, with the particle
 // count as the density: crowded particles are moved apart by a displacement d = -grad q with
 //   div d = k (n / n0 - 1)        (n: particles in the cell, n0 = particles_per_cell,

@@ -326,7 +326,7 @@ void FlipSolver::do_reset() {
     HostState h;
     std::mt19937_64 rng(static_cast<std::uint64_t>(s_.seed));
     const double sub = g.dx / per_side;
-    // seed 001 seeds particles per fluid cell; 2x2x2 with jitter inside the fluid blocks.
+    // the PIC-FLIP assignment seeds particles per fluid cell; 2x2x2 with jitter inside the fluid blocks.
     for (int k = 0; k < g.nz; ++k)
         for (int j = 0; j < g.ny; ++j)
             for (int i = 0; i < g.nx; ++i)

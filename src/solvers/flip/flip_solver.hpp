@@ -1,4 +1,4 @@
-// The `flip` solver: PIC/FLIP liquid on a 3D staggered (MAC) grid (seed 001), with Jacobi,
+// The `flip` solver: PIC/FLIP liquid on a 3D staggered (MAC) grid (the PIC-FLIP assignment), with Jacobi,
 // red-black Gauss-Seidel and multigrid-preconditioned CG pressure solvers.
 #pragma once
 
@@ -30,7 +30,7 @@ struct Settings {
     int transfer_scheme = kPicFlip;
     int advection = kForwardEuler;
     int pressure_solver = 2;            // mgpcg
-    long long jacobi_iterations = 500;  // seed 001, Jacobi Iteration: "~500-1000 iterations"
+    long long jacobi_iterations = 500;  // the PIC-FLIP assignment, Jacobi Iteration: "~500-1000 iterations"
     double jacobi_relaxation = 1.0;
     long long gauss_seidel_iterations = 100;
     double sor_omega = 1.7;

@@ -1,4 +1,4 @@
-// The `ot` solver: a 2D liquid by optimal transport (the particle tutorial's last chapter, seed 000;
+// The `ot` solver: a 2D liquid by optimal transport (the particle tutorial's last chapter;
 // the scheme of Gallouet & Merigot 2018). Each particle is a Laguerre cell of fixed area; every
 // step projects the configuration back onto the incompressible ones (damped Newton on the cells'
 // weights, Kitagawa, Merigot & Thibert 2019), and the cells' centroids pull their particles.

@@ -6,7 +6,7 @@
 namespace fs::sph {
 
 // The viscosity term between fluid particle i and the boundary particles beside it, per unit mass
-// of i: sum_b -m Pi_ib grad_i W_ib with seed 003, 2.5's Pi_ib (pair_acceleration's viscous part,
+// of i: sum_b -m Pi_ib grad_i W_ib with the WCSPH assignment, 2.5's Pi_ib (pair_acceleration's viscous part,
 // rho_b the boundary's density: rho0, or the mirrored one), the wall at its own velocity (0, the
 // barrier's while dragged). This is Akinci et al. 2012's ("Versatile rigid-fluid coupling for
 // incompressible SPH", eq. 11) boundary friction: the boundary's viscosity term with a coefficient

@@ -14,7 +14,7 @@
 
 namespace fs::sph {
 
-// The stages of one step (seed 003, section 2, in order).
+// The stages of one step (the WCSPH assignment, section 2, in order).
 enum Stage : int {
     kNeighborSearch = 0,
     kDensity,

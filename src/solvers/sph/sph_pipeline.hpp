@@ -119,7 +119,7 @@ public:
         return {c.grid, false, sort_.cell_start(), pos_.cview()};
     }
 
-    // seed 003, 2.1: rho_i = sum_j m_j W(|x_i - x_j|, h), over fluid and boundary neighbours
+    // the WCSPH assignment, 2.1: rho_i = sum_j m_j W(|x_i - x_j|, h), over fluid and boundary neighbours
     // and the particle itself; the implicit solvers' stage also finds alpha_i and the kernel
     // gradients (dfsph_density_stage).
     void density(const Config& c) {
@@ -262,7 +262,7 @@ public:
         return {neighbors(c), neighbor_list_.cview(), neighbors_.cview(), list_capacity(c), c.h * c.h};
     }
 
-    // seed 003, 2.2: Tait pressure for the fluid (after the clamp rho = max(rho0, rho) of its
+    // the WCSPH assignment, 2.2: Tait pressure for the fluid (after the clamp rho = max(rho0, rho) of its
     // debugging tips); boundary particles get density rho0 and pressure 0 (2.4), or with
     // pressure mirroring (Adami, Hu and Adams 2012, eq. 27) the pressure extrapolated from the
     // fluid around them, hydrostatics included:
@@ -311,7 +311,7 @@ public:
         });
     }
 
-    // seed 003, 2.3 and 2.5: a_i = g + sum_j pair_acceleration (pressure + artificial viscosity).
+    // the WCSPH assignment, 2.3 and 2.5: a_i = g + sum_j pair_acceleration (pressure + artificial viscosity).
     void accelerations(const Config& c) {
         if (implicit_pressure(c.solver)) return viscous_accelerations(c);
         const auto nb = neighbor_list(c);
@@ -525,7 +525,7 @@ public:
 
     SolveReport solve_report() const override { return report_; }
 
-    // The barrier follows its angle (seed 003, 3: E/Q rotate it): x = centre + R(angle) offset.
+    // The barrier follows its angle (the WCSPH assignment, 3: E/Q rotate it): x = centre + R(angle) offset.
     // Turning, it moves quasi-statically; dragged by a hand, its particles carry the drag's
     // velocity into the viscosity term, as the walls' velocity enters it for moving boundaries
     // (Adami, Hu and Adams 2012, section 2.3, without their extrapolated no-slip velocity).

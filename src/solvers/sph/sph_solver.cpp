@@ -381,7 +381,7 @@ void SphSolver::do_reset() {
     const double W = s_.domain_size[0], H = s_.domain_size[1];
     const long long layers = s_.boundary_layers;
     // A fluid particle next to a wall must find wall particles across its whole support, or it
-    // leaks out where the kernel reaches past the last layer (seed 003, 2.4: three layers for the
+    // leaks out where the kernel reaches past the last layer (the WCSPH assignment, 2.4: three layers for the
     // support of two spacings it uses).
     const auto needed = static_cast<long long>(std::ceil(s_.support_factor - 1e-9));
     if (layers > 0 && layers < needed)
@@ -453,7 +453,7 @@ void SphSolver::do_reset() {
     if (fluid == 0)
         throw ParamError("fluid_box: no fluid particle fits (the block must overlap the box [0, " +
                          std::to_string(W) + "] x [0, " + std::to_string(H) + "])");
-    // Walls: `layers` rows of particles outside the box on every side (seed 003, 2.4).
+    // Walls: `layers` rows of particles outside the box on every side (the WCSPH assignment, 2.4).
     for (long long j = -layers; j < static_cast<long long>(std::ceil(H / dx)) + layers; ++j)
         for (long long i = -layers; i < static_cast<long long>(std::ceil(W / dx)) + layers; ++i) {
             const dvec2 p{(i + 0.5) * dx, (j + 0.5) * dx};
@@ -554,7 +554,7 @@ std::vector<std::pair<int, int>> SphSolver::neighbor_pairs(bool grid) {
     return engine_->neighbor_pairs(config(), grid);
 }
 
-// seed 003 leaves dt to the user. Monaghan 1992 (Annu. Rev. Astron. Astrophys. 30, time stepping):
+// the WCSPH assignment leaves dt to the user. Monaghan 1992 (Annu. Rev. Astron. Astrophys. 30, time stepping):
 // a CFL condition on c_s and the fastest particle, and a force condition dt <= 0.25 sqrt(h / |a|),
 // h the smoothing length (half the cubic spline's support), both with the speed and acceleration
 // of the last step (no host round trip inside a step). The CFL number counts particle spacings,

@@ -1,4 +1,4 @@
-// The `sph` solver: 2D weakly compressible SPH (seed 003) with boundary particles, Monaghan
+// The `sph` solver: 2D weakly compressible SPH (the WCSPH assignment) with boundary particles, Monaghan
 // artificial viscosity, gravity turned by W/A/S/D and a barrier rotated by Q/E.
 #pragma once
 

@@ -20,7 +20,7 @@ enum Stage : int {
     kMidpointVelocity,  // midpoint rule: kVelocity again, at the half step
     kStretch,           // d omega / dt = (omega . grad) u + nu lap omega (+ relaxation), from the step's start
     kAdvect,            // x += dt u, from the step's start (Adams-Bashforth: u blended with the last step's)
-    kCollide,           // seed 002, SolveBoundaryConditions: eject, no-slip, impulse and heat to bodies
+    kCollide,           // vortex particles part 13, SolveBoundaryConditions: eject, no-slip, impulse and heat to bodies
     kBodies,            // bodies move: scripted, or integrated from gravity and the fluid's impulse
     kRemesh,            // optional: vortons re-created on the grid's nodes
     kStageCount
@@ -55,7 +55,7 @@ struct Config {
     bool buoyancy = false;
     double thermal_diffusivity = 0.0;  // m^2/s
     double cooling_rate = 0.0;         // 1/s, Newtonian cooling toward the ambient temperature
-    double boundary_thickness = 1.2;   // contact within this many core radii (seed 002: fBndThkFactor)
+    double boundary_thickness = 1.2;   // contact within this many core radii (vortex particles part 13: fBndThkFactor)
     double slip_fraction = 1.0;        // 1: the full no-slip correction
     bool shedding = false;             // boundary elements: the slip left at the panels kept (panel_sheet)
     double heat_transfer_rate = 0.0;   // 1/s, between a body and the particles touching it

@@ -1,5 +1,5 @@
 // The vortex solver's parameter registry: what a scene file, --set and the Parameters panel can
-// set, with units, ranges and where each comes from (seed 002 and the series it summarises).
+// set, with units, ranges and where each comes from (vortex particles part 13 and the series it summarises).
 #include "solvers/vortex/vortex_solver.hpp"
 
 #include <string>

@@ -422,7 +422,7 @@ public:
 
     // ---- bodies ------------------------------------------------------------------------------
 
-    // seed 002, SolveBoundaryConditions: each body's vortons and tracers in turn (body_collisions.hpp).
+    // vortex particles part 13, SolveBoundaryConditions: each body's vortons and tracers in turn (body_collisions.hpp).
     void collide(const Config& c) {
         collisions_.collide(exec_, c, {vpos_.view(), omega_.view(), radius_.cview(), vtemp_.view(), vvel_.cview()},
                             tpos_.view(), ttemp_.view(), tvel_.cview());

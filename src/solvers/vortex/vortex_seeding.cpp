@@ -230,7 +230,7 @@ void VortexSolver::do_reset() {
     if (h.vpos.empty() && !flames)
         throw ParamError("ring_circulation: the scene has no vortons (give a ring a circulation, fill vorton_box, "
                          "or let flames emit vortons with flame_box and flame_vorton_rate)");
-    // Nothing starts inside a body (seed 002, RemoveEmbeddedParticles): vortons there are
+    // Nothing starts inside a body (vortex particles part 13, RemoveEmbeddedParticles): vortons there are
     // removed (the body displaces that fluid), tracers move out to the surface.
     const std::vector<BodyShape> shapes = body_shapes();
     auto inside_any = [&](dvec3 x, double margin, dvec3* moved) {

@@ -1,6 +1,6 @@
 // The `vortex` solver: vortex particles (vortons) and passive tracers in 3D free space, with
 // buoyancy from temperature, flames that emit hot particles, and sphere and convex-polytope
-// bodies coupled both ways (seed 002, part 13 of a series on vortex-particle fluids for games,
+// bodies coupled both ways (vortex particles part 13, part 13 of a series on vortex-particle fluids for games,
 // and the parts it summarises).
 #pragma once
 
