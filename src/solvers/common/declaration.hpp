@@ -204,20 +204,34 @@ void read_declared_field(std::string_view solver, std::string_view name, const H
                      allowed + ")");
 }
 
+namespace detail {
+// The view of the buffer at place K when H's part K is `part` (written as a function template, not
+// a generic lambda: GCC 12 discards an `if constexpr` on decltype of a captured lambda parameter).
+template <std::size_t K, class H, class P, class Part>
+void view_if_part(const P& pipeline, Part part, std::optional<FieldView>& out) {
+    using Member = std::remove_cv_t<std::tuple_element_t<K, decltype(H::parts())>>;
+    if constexpr (std::is_same_v<Member, Part>)
+        if (!out && std::get<K>(H::parts()) == part) out = view_of(pipeline.*std::get<K>(P::buffers()));
+}
+template <class H, class P, class Part, std::size_t... K>
+void view_of_part(const P& pipeline, Part part, std::optional<FieldView>& out, std::index_sequence<K...>) {
+    (view_if_part<K, H>(pipeline, part, out), ...);
+}
+}  // namespace detail
+
 // The field `name` where the pipeline holds it (the buffer of its part); nullopt for a name it
 // does not declare.
 template <class H, class P>
 std::optional<FieldView> declared_view(std::string_view name, const P& pipeline) {
     std::optional<FieldView> out;
-    const auto find_buffer = [&](auto part) {
-        detail::for_index<detail::part_count<H>>([&](auto k) {
-            constexpr auto member = std::get<k>(H::parts());
-            if constexpr (std::is_same_v<decltype(member), const decltype(part)>)
-                if (!out && member == part) out = detail::view_of(pipeline.*std::get<k>(P::buffers()));
-        });
-    };
-    std::apply([&](const auto&... f) { ((!out && name == f.name ? (find_buffer(f.part), 0) : 0), ...); },
-               H::fields());
+    std::apply(
+        [&](const auto&... f) {
+            ((!out && name == f.name
+                  ? (detail::view_of_part<H>(pipeline, f.part, out, std::make_index_sequence<detail::part_count<H>>{}), 0)
+                  : 0),
+             ...);
+        },
+        H::fields());
     return out;
 }
 
