@@ -12,6 +12,7 @@
 
 #include "core/backend.hpp"
 #include "solvers/sph/sph_solver.hpp"
+#include "sph_barrier_runs.hpp"
 
 namespace {
 
@@ -143,54 +144,19 @@ TEST(SphViscosity, ImplicitViscosityNoLongerBindsDt) {
 }
 
 TEST(SphViscosity, OneAndTwoThreadsGiveIdenticalStates) {
-    HostState result[2];
-    const int before = fs::cpu_threads();
-    for (int t = 1; t <= 2; ++t) {
-        fs::set_cpu_threads(t);
-        SphSolver s;
-        set(s, "barrier_length", "0.3");
-        set(s, "barrier_center", "0.7,0.3");
-        set(s, "pressure_solver", "dfsph");
-        set(s, "viscosity_solver", "implicit");
-        set(s, "kinematic_viscosity", "0.01");
-        s.reset();
-        for (int k = 0; k < 60; ++k) s.step();
-        result[t - 1] = s.state();
-    }
-    fs::set_cpu_threads(before);
-    EXPECT_EQ(result[0].pos, result[1].pos);
-    EXPECT_EQ(result[0].vel, result[1].vel);
-    EXPECT_EQ(result[0].pressure, result[1].pressure);
-}
-
-// The barrier scene after 10 steps on the CPU and on CUDA, as test_sph.cpp's parity tests; the
-// reductions sum in another order, so positions to 1e-9 m, pressures to 1e-6 relative.
-void expect_parity(const char* solver) {
-    SphSolver cpu(fs::Backend::Cpu), gpu(fs::Backend::Cuda);
-    for (SphSolver* s : {&cpu, &gpu}) {
-        set(*s, "barrier_length", "0.3");
-        set(*s, "barrier_center", "0.7,0.3");
-        set(*s, "pressure_solver", solver);
-        set(*s, "viscosity_solver", "implicit");
-        set(*s, "kinematic_viscosity", "0.01");
-        s->reset();
-        for (int k = 0; k < 10; ++k) s->step();
-    }
-    EXPECT_EQ(cpu.stats().get("viscosity_iterations"), gpu.stats().get("viscosity_iterations"));
-    const HostState a = cpu.state(), b = gpu.state();
-    ASSERT_EQ(a.pos.size(), b.pos.size());
-    for (std::size_t i = 0; i < a.pos.size(); ++i) {
-        ASSERT_NEAR(a.pos[i].x, b.pos[i].x, 1e-9) << i;
-        ASSERT_NEAR(a.pos[i].y, b.pos[i].y, 1e-9) << i;
-        ASSERT_NEAR(a.pressure[i], b.pressure[i], 1e-6 * (1.0 + std::abs(a.pressure[i]))) << i;
-    }
+    const auto [a, b] = sph_runs::one_and_two_threads(
+        {{"pressure_solver", "dfsph"}, {"viscosity_solver", "implicit"}, {"kinematic_viscosity", "0.01"}}, 60);
+    EXPECT_EQ(a.pos, b.pos);
+    EXPECT_EQ(a.vel, b.vel);
+    EXPECT_EQ(a.pressure, b.pressure);
 }
 
 TEST(SphViscosity, CudaAgreesWithTheCpu) {
     if (!fs::cuda_status().usable)
         GTEST_SKIP() << "no usable CUDA GPU (" << fs::cuda_status().reason << "); implicit viscosity's CUDA parity not checked";
-    expect_parity("dfsph");
-    expect_parity("iisph");
+    for (const char* solver : {"dfsph", "iisph"})
+        sph_runs::expect_cuda_parity(
+            {{"pressure_solver", solver}, {"viscosity_solver", "implicit"}, {"kinematic_viscosity", "0.01"}});
 }
 
 }  // namespace
