@@ -31,6 +31,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -55,12 +56,23 @@ struct StageDecl {
     const char* source;
 };
 
-// A stage as a pipeline runs it: its name (checked against the StageDecl at its place) and method.
-template <class P, class Config>
+// A stage as a pipeline runs it: its name (checked against the StageDecl at its place) and method,
+// which takes what the engine's run_stage passes on (Args: the Config, and what else a solver's
+// stages need, such as FLIP's pressure settings).
+template <class P, class... Args>
 struct StageRun {
     const char* name;
-    void (P::*run)(const Config&);
+    void (P::*run)(Args...);
 };
+
+// Runs stage `stage` of P::runs() (nothing for an index outside them, or a stage without a
+// method: one the solver runs on the host).
+template <class P, class... A>
+void run_declared_stage(P& pipeline, int stage, A&&... args) {
+    constexpr auto runs = P::runs();
+    if (stage < 0 || static_cast<std::size_t>(stage) >= runs.size() || !runs[stage].run) return;
+    (pipeline.*runs[stage].run)(std::forward<A>(args)...);
+}
 
 namespace detail {
 constexpr bool same_name(const char* a, const char* b) {
@@ -101,48 +113,95 @@ template <class H>
 constexpr std::size_t part_count = std::tuple_size_v<decltype(H::parts())>;
 }  // namespace detail
 
-// f(part) for each part of s, in H::parts() order (s may be const).
+namespace detail {
+// f(part), or f on each element of a part that is an array of parts (FLIP's affine vectors).
+template <class Part, class F>
+void visit_part(Part& part, F& f) {
+    if constexpr (std::is_array_v<Part>)
+        for (auto& element : part) f(element);
+    else
+        f(part);
+}
+}  // namespace detail
+
+// f(part) for each part of s, in H::parts() order (s may be const): checkpoints, the order by id.
 template <class S, class F>
 void for_each_part(S& s, F&& f) {
     using H = std::remove_const_t<S>;
-    std::apply([&](auto... member) { (f(s.*member), ...); }, H::parts());
+    std::apply([&](auto... member) { (detail::visit_part(s.*member, f), ...); }, H::parts());
 }
+
+namespace detail {
+// f(buffer, part) for each part of s and the pipeline's buffer at its place (element by element
+// where both are arrays).
+template <class H, class P, class F>
+void zip_declared(H& s, P& pipeline, F&& f) {
+    using Host = std::remove_const_t<H>;
+    using Pipe = std::remove_const_t<P>;
+    static_assert(part_count<Host> == std::tuple_size_v<decltype(Pipe::buffers())>,
+                  "a pipeline's buffers() must list one buffer per HostState part");
+    for_index<part_count<Host>>([&](auto k) {
+        auto& buffer = pipeline.*std::get<k>(Pipe::buffers());
+        auto& part = s.*std::get<k>(Host::parts());
+        if constexpr (std::is_array_v<std::remove_reference_t<decltype(part)>>)
+            for (std::size_t e = 0; e < std::size(part); ++e) f(buffer[e], part[e]);
+        else
+            f(buffer, part);
+    });
+}
+}  // namespace detail
 
 // The engine's upload and download: each part of s into (out of) the buffer at its place.
 template <class H, class P>
 void upload_declared(const H& s, P& pipeline) {
-    static_assert(detail::part_count<H> == std::tuple_size_v<decltype(P::buffers())>,
-                  "a pipeline's buffers() must list one buffer per HostState part");
-    detail::for_index<detail::part_count<H>>([&](auto k) {
-        (pipeline.*std::get<k>(P::buffers())).copy_from_host(s.*std::get<k>(H::parts()));
-    });
+    detail::zip_declared(s, pipeline, [](auto& buffer, const auto& part) { buffer.copy_from_host(part); });
 }
 template <class H, class P>
 void download_declared(H& s, const P& pipeline) {
-    detail::for_index<detail::part_count<H>>([&](auto k) {
-        (pipeline.*std::get<k>(P::buffers())).copy_to_host(s.*std::get<k>(H::parts()));
-    });
+    detail::zip_declared(s, pipeline, [](const auto& buffer, auto& part) { buffer.copy_to_host(part); });
 }
 
 // ---- Fields ---------------------------------------------------------------------------------
 
 // A field of the host state's part `part` (T: double, int or a glm vector): read as it is stored,
 // or (Length) as the length of each vector, the speed of the velocity, whose view is then the
-// vector part's (the window takes the length where it draws).
+// vector part's (the window takes the length where it draws). `then`, where a state holds two
+// kinds of particle (the vortex solver's vortons and tracers), is the second kind's part, read
+// after the first's; a state with a static rows(s) pads a field to that many rows with zeros
+// (a tracer's vorticity).
 template <class H, class T, bool Length = false>
 struct Field {
     const char* name;
     const char* unit;
     const char* description;
     std::vector<T> H::*part;
+    std::vector<T> H::*then = nullptr;
 };
 template <class H, class T>
-constexpr Field<H, T> field(const char* name, const char* unit, const char* description, std::vector<T> H::*part) {
-    return {name, unit, description, part};
+constexpr Field<H, T> field(const char* name, const char* unit, const char* description, std::vector<T> H::*part,
+                            std::vector<T> H::*then = nullptr) {
+    return {name, unit, description, part, then};
 }
 template <class H, class V>
-constexpr Field<H, V, true> norm(const char* name, const char* unit, const char* description, std::vector<V> H::*part) {
-    return {name, unit, description, part};
+constexpr Field<H, V, true> norm(const char* name, const char* unit, const char* description, std::vector<V> H::*part,
+                                 std::vector<V> H::*then = nullptr) {
+    return {name, unit, description, part, then};
+}
+
+// A field the state does not hold as it is read: `read` makes it from the solver (Ctx, which
+// EngineSolver passes) and the state as it lies. It has no view where the engine keeps it.
+template <class Ctx, class H>
+struct Computed {
+    const char* name;
+    const char* unit;
+    const char* description;
+    int components;
+    void (*read)(const Ctx&, const H&, std::vector<double>&);
+};
+template <class Ctx, class H>
+constexpr Computed<Ctx, H> computed(const char* name, const char* unit, const char* description, int components,
+                                    void (*read)(const Ctx&, const H&, std::vector<double>&)) {
+    return {name, unit, description, components, read};
 }
 
 namespace detail {
@@ -157,19 +216,32 @@ template <class H, class T, bool Length>
 FieldInfo info(const Field<H, T, Length>& f) {
     return {f.name, Length ? 1 : components<T>(), f.unit, f.description};
 }
-template <class H, class T, bool Length>
-void read(const Field<H, T, Length>& f, const H& s, std::vector<double>& out) {
-    const std::vector<T>& v = s.*f.part;
+template <class Ctx, class H>
+FieldInfo info(const Computed<Ctx, H>& f) {
+    return {f.name, f.components, f.unit, f.description};
+}
+template <class H, class T, bool Length, class Ctx>
+void read(const Field<H, T, Length>& f, const H& s, const Ctx&, std::vector<double>& out) {
+    constexpr int kComponents = Length ? 1 : components<T>();
     out.clear();
-    out.reserve((Length ? 1 : components<T>()) * v.size());
-    for (const T& x : v) {
-        if constexpr (Length)
-            out.push_back(std::sqrt(speed2(x)));
-        else if constexpr (std::is_arithmetic_v<T>)
-            out.push_back(static_cast<double>(x));
-        else
-            for (int k = 0; k < T::length(); ++k) out.push_back(x[k]);
-    }
+    const auto append = [&](const std::vector<T>& v) {
+        for (const T& x : v) {
+            if constexpr (Length)
+                out.push_back(std::sqrt(speed2(x)));
+            else if constexpr (std::is_arithmetic_v<T>)
+                out.push_back(static_cast<double>(x));
+            else
+                for (int k = 0; k < T::length(); ++k) out.push_back(x[k]);
+        }
+    };
+    append(s.*f.part);
+    if (f.then) append(s.*f.then);
+    if constexpr (requires { H::rows(s); }) out.resize(kComponents * H::rows(s), 0.0);
+}
+template <class Ctx, class H>
+void read(const Computed<Ctx, H>& f, const H& s, const Ctx& ctx, std::vector<double>& out) {
+    out.clear();
+    f.read(ctx, s, out);
 }
 template <class T>
 FieldView view_of(const Buffer<T>& b) {
@@ -189,13 +261,16 @@ std::vector<FieldInfo> field_infos() {
     return out;
 }
 
-// The field `name` of s into out (components per particle, particle after particle); throws
-// ParamError naming the solver's fields for a name it does not declare.
-template <class H>
-void read_declared_field(std::string_view solver, std::string_view name, const H& s, std::vector<double>& out) {
+// The field `name` of s into out (components per particle, particle after particle), computed
+// fields from ctx (the solver); throws ParamError naming the solver's fields for a name it does
+// not declare.
+template <class H, class Ctx>
+void read_declared_field(std::string_view solver, std::string_view name, const H& s, const Ctx& ctx,
+                         std::vector<double>& out) {
     bool found = false;
-    std::apply([&](const auto&... f) { ((!found && name == f.name ? (detail::read(f, s, out), found = true) : false), ...); },
-               H::fields());
+    std::apply(
+        [&](const auto&... f) { ((!found && name == f.name ? (detail::read(f, s, ctx, out), found = true) : false), ...); },
+        H::fields());
     if (found) return;
     std::string allowed;
     std::apply([&](const auto&... f) { ((allowed += (allowed.empty() ? "" : ", ") + std::string(f.name)), ...); },
@@ -217,21 +292,21 @@ template <class H, class P, class Part, std::size_t... K>
 void view_of_part(const P& pipeline, Part part, std::optional<FieldView>& out, std::index_sequence<K...>) {
     (view_if_part<K, H>(pipeline, part, out), ...);
 }
+
+template <class H, class P, class F>
+void view_if_field(const P& pipeline, std::string_view name, const F& f, std::optional<FieldView>& out) {
+    if constexpr (requires { f.part; })
+        if (!out && name == f.name && !f.then)
+            view_of_part<H>(pipeline, f.part, out, std::make_index_sequence<part_count<H>>{});
+}
 }  // namespace detail
 
 // The field `name` where the pipeline holds it (the buffer of its part); nullopt for a name it
-// does not declare.
+// does not declare, a computed field, or one read from two parts.
 template <class H, class P>
 std::optional<FieldView> declared_view(std::string_view name, const P& pipeline) {
     std::optional<FieldView> out;
-    std::apply(
-        [&](const auto&... f) {
-            ((!out && name == f.name
-                  ? (detail::view_of_part<H>(pipeline, f.part, out, std::make_index_sequence<detail::part_count<H>>{}), 0)
-                  : 0),
-             ...);
-        },
-        H::fields());
+    std::apply([&](const auto&... f) { (detail::view_if_field<H>(pipeline, name, f, out), ...); }, H::fields());
     return out;
 }
 

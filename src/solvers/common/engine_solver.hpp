@@ -2,10 +2,11 @@
 // parameters and stages. It owns the Engine (the state on one backend) and moves that state in
 // and out: set_state/state (tests, export), checkpoints, and the switch to the other backend.
 //
-// A solver provides three things for it:
+// A solver (Derived) provides three things for it:
 //   - an Engine class with upload(const HostState&), download(HostState&) const and synchronize();
-//   - a HostState whose static `each(state, f)` calls f on every part of the state that travels
-//     (its arrays, and any plain value such as the vortex solver's grid shape), in one fixed order;
+//   - a HostState declared as solvers/common/declaration.hpp says: its parts() (every part of the
+//     state that travels: its arrays, and any plain value such as the vortex solver's grid shape,
+//     in one fixed order) and its fields(), from which this class gives fields() and read_field();
 //     a HostState with an `id` array is returned by state() in order of id;
 //   - its two factories, make_cpu_engine() and make_cuda_engine() (which throws CudaError when
 //     no GPU is usable).
@@ -22,21 +23,39 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/blob.hpp"
 #include "core/params.hpp"
 #include "core/solver.hpp"
-#include "solvers/common/motion_fields.hpp"
+#include "solvers/common/declaration.hpp"
 #include "solvers/common/pair_list.hpp"
 
 namespace fs {
 
-template <class EngineT, class HostStateT, std::unique_ptr<EngineT> (*MakeCpu)(), std::unique_ptr<EngineT> (*MakeCuda)()>
+template <class Derived, class EngineT, class HostStateT, std::unique_ptr<EngineT> (*MakeCpu)(),
+          std::unique_ptr<EngineT> (*MakeCuda)()>
 class EngineSolver : public Solver {
 public:
     using Engine = EngineT;
     using HostState = HostStateT;
+
+    // What the solver named at construction: its kind, its dimension, its traits and the stages
+    // of its step (a solver whose step depends on a parameter overrides stages()).
+    std::string_view kind() const final { return kind_; }
+    int dimension() const final { return dimension_; }
+    SolverTraits traits() const final { return traits_; }
+    const std::vector<StageInfo>& stages() const override { return stages_; }
+
+    // The fields HostState declares; read from the engine's state as it lies (not sorted by id:
+    // every field in the same order until the next step), computed ones from the solver.
+    std::vector<FieldInfo> fields() const override { return field_infos<HostState>(); }
+    void read_field(std::string_view name, std::vector<double>& out) const override {
+        HostState s;
+        engine_->download(s);
+        read_declared_field(kind(), name, s, static_cast<const Derived&>(*this), out);
+    }
 
     // The whole state in host memory (particles in order of id where the state has ids).
     HostState state() const {
@@ -87,27 +106,18 @@ public:
     }
     // The engine itself (tests drive single stages and read its grids).
     Engine& engine() { return *engine_; }
+    const Engine& engine() const { return *engine_; }
 
 protected:
-    explicit EngineSolver(Backend backend) : Solver(backend) {}
+    EngineSolver(Backend backend, std::string_view kind, int dimension, SolverTraits traits,
+                 std::vector<StageInfo> stages = {})
+        : Solver(backend), kind_(kind), dimension_(dimension), traits_(std::move(traits)), stages_(std::move(stages)) {}
 
     virtual void on_upload() {}
     // After write_field replaced part of the state: what the solver keeps of the state beside the
     // engine (the last speed an adaptive dt reads) follows it.
     virtual void on_written(const HostState& /*s*/) {}
 
-    // Solver::read_field's first part for a particle solver: the engine's state as it lies (not
-    // sorted by id: every field alike, until the next step) into s, and the fields every particle
-    // solver has (position, velocity, speed, id) into out. False, out empty, for any other name:
-    // the solver's own fields, read from s.
-    bool read_particle_field(std::string_view name, HostState& s, std::vector<double>& out) const {
-        engine_->download(s);
-        out.clear();
-        if (read_motion_field(name, s.pos, s.vel, out)) return true;
-        if (name != "id") return false;
-        out.assign(s.id.begin(), s.id.end());
-        return true;
-    }
     // values (L per particle, L = V::length()) into v, which keeps its count; throws
     // std::invalid_argument for another count.
     template <class V>
@@ -137,13 +147,13 @@ protected:
         HostState s;
         engine_->download(s);
         out.clear();
-        HostState::each(s, [&](const auto& part) { blob::put(out, part); });
+        for_each_part(s, [&](const auto& part) { blob::put(out, part); });
         save_extra(out);
     }
     void load_state(const std::vector<char>& in) final {
         HostState s;
         std::size_t at = 0;
-        HostState::each(s, [&](auto& part) { blob::get(in, at, part); });
+        for_each_part(s, [&](auto& part) { blob::get(in, at, part); });
         load_extra(in, at);
         set_state(s);
     }
@@ -199,17 +209,23 @@ protected:
     std::unique_ptr<Engine> engine_;
 
 private:
+    std::string_view kind_;
+    int dimension_;
+    SolverTraits traits_;
+    std::vector<StageInfo> stages_;
+
+private:
     static std::unique_ptr<Engine> make_engine(Backend b) { return b == Backend::Cuda ? MakeCuda() : MakeCpu(); }
 
     static HostState sorted_by_id(const HostState& raw) {
         const std::vector<std::size_t> order = grid::order_by_id(raw.id);
         std::vector<const void*> sources;
-        HostState::each(raw, [&](const auto& part) { sources.push_back(&part); });
+        for_each_part(raw, [&](const auto& part) { sources.push_back(&part); });
         HostState s;
         std::size_t k = 0;
         // Per-particle arrays follow the order; any other part (an array of another length, such
         // as APIC's affine vectors while the transfer is not APIC: empty) is copied as it is.
-        HostState::each(s, [&](auto& part) {
+        for_each_part(s, [&](auto& part) {
             using Part = std::remove_cvref_t<decltype(part)>;
             const Part& from = *static_cast<const Part*>(sources[k++]);
             if constexpr (requires { from.size(); from[0]; }) {

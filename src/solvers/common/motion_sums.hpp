@@ -1,6 +1,7 @@
 // MotionSums: the part of a step's sums every particle solver reports (kinetic energy, momentum,
 // the largest |v|^2, particles that are not finite), one particle's share of it and the join the
-// executors' reductions apply. A solver's Sums derives from it and adds its own.
+// executors' reductions apply. A solver's Sums derives from it and adds its own, each with its
+// join declared once in the solver's SumsOp (JoinSums).
 #pragma once
 
 #include <cmath>
@@ -38,6 +39,40 @@ struct MotionSums {
         momentum = a.momentum + b.momentum;
         max_speed2 = a.max_speed2 > b.max_speed2 ? a.max_speed2 : b.max_speed2;
         nonfinite = a.nonfinite + b.nonfinite;
+    }
+};
+
+// How a solver's own sum joins in a reduction: added, or the larger or the smaller kept.
+template <auto Member>
+struct JoinAdd {
+    template <class S>
+    FS_HDI static void join(S& s, const S& a, const S& b) {
+        s.*Member = a.*Member + b.*Member;
+    }
+};
+template <auto Member>
+struct JoinMax {
+    template <class S>
+    FS_HDI static void join(S& s, const S& a, const S& b) {
+        s.*Member = a.*Member > b.*Member ? a.*Member : b.*Member;
+    }
+};
+template <auto Member>
+struct JoinMin {
+    template <class S>
+    FS_HDI static void join(S& s, const S& a, const S& b) {
+        s.*Member = a.*Member < b.*Member ? a.*Member : b.*Member;
+    }
+};
+
+// A solver's reduction of its Sums S: the motion's sums joined, then each of its own by its join.
+template <class S, class... Joins>
+struct JoinSums {
+    FS_HDI S operator()(const S& a, const S& b) const {
+        S s;
+        s.join_motion(a, b);
+        (Joins::join(s, a, b), ...);
+        return s;
     }
 };
 

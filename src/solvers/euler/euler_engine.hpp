@@ -41,10 +41,6 @@ struct HostState {
     std::vector<int> id;
     // Every part, in checkpoint order (EngineSolver).
     static constexpr auto parts() { return std::tuple{&HostState::pos, &HostState::vel, &HostState::mass, &HostState::id}; }
-    template <class S, class F>
-    static void each(S& s, F&& f) {
-        for_each_part(s, f);
-    }
     // The fields the Solver API reads and the window draws.
     static constexpr auto fields() {
         return std::tuple{field("position", "m", "particle position", &HostState::pos),

@@ -278,17 +278,7 @@ struct Sums : MotionSums<dvec2> {
     double min_mass = 1e300;   // lightest particle (the soft contact's sub-step needs it)
 };
 
-struct SumsOp {
-    FS_HDI Sums operator()(const Sums& a, const Sums& b) const {
-        Sums s;
-        s.join_motion(a, b);
-        s.pair_tests = a.pair_tests + b.pair_tests;
-        s.contacts = a.contacts + b.contacts;
-        s.matched = a.matched + b.matched;
-        s.max_overlap = a.max_overlap > b.max_overlap ? a.max_overlap : b.max_overlap;
-        s.min_mass = a.min_mass < b.min_mass ? a.min_mass : b.min_mass;
-        return s;
-    }
-};
+using SumsOp = JoinSums<Sums, JoinAdd<&Sums::pair_tests>, JoinAdd<&Sums::contacts>, JoinAdd<&Sums::matched>,
+                         JoinMax<&Sums::max_overlap>, JoinMin<&Sums::min_mass>>;
 
 }  // namespace fs::euler

@@ -27,7 +27,7 @@ public:
     static constexpr auto buffers() { return std::tuple{&Pipeline::pos_, &Pipeline::vel_, &Pipeline::mass_, &Pipeline::id_}; }
     // Each declared stage's method, in kStages order.
     static constexpr auto runs() {
-        using R = StageRun<Pipeline, Config>;
+        using R = StageRun<Pipeline, const Config&>;
         return std::array{R{"forces", &Pipeline::forces}, R{"grid_build", &Pipeline::grid_build},
                           R{"collide", &Pipeline::collide}, R{"integrate", &Pipeline::integrate},
                           R{"bounce_on_borders", &Pipeline::bounce}};
@@ -69,7 +69,7 @@ public:
 
     void run_stage(int stage, const Config& c) override {
         static_assert(stage_runs_agree(kStages, runs()), "runs() must name kStages' stages in order");
-        if (stage >= 0 && stage < kStageCount) (this->*runs()[stage].run)(c);
+        run_declared_stage(*this, stage, c);
     }
 
     // the particle tutorial, "gravity": V += tau * F / m with F = m g.

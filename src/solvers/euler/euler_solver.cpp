@@ -18,7 +18,22 @@
 
 namespace fs::euler {
 
-EulerSolver::EulerSolver(Backend backend) : EngineSolver(backend) {
+namespace {
+// What the app asks of the solver beyond its parameters (core/solver.hpp, SolverTraits).
+SolverTraits euler_traits() {
+    SolverTraits t;
+    t.instability_advice = "try a smaller tau or less gravity";
+    t.stat_scales = {{"collisions", "", 1, true},
+                     {"contacts", "", 1, true},
+                     {"pair_tests", "", 1, true},
+                     {"max_overlap", "of the diameter", 1e-3}};
+    t.run_totals = {"collisions"};
+    return t;
+}
+}  // namespace
+
+EulerSolver::EulerSolver(Backend backend)
+    : EngineSolver(backend, "euler", 2, euler_traits(), stage_infos(kStages)) {
     auto& r = params_;
     r.add_int({"n_particles", "Particles", "Particles", "",
                "Number of particles (the tutorial's N).", 1, 1e8, false, true},
@@ -93,20 +108,6 @@ EulerSolver::EulerSolver(Backend backend) : EngineSolver(backend) {
                "Cells per axis of the search grid (each over twice the collision distance wide).", 0,
                1e9, true},
               &s_.grid_side);
-}
-
-// The stages and fields are declared once, in euler_engine.hpp.
-const std::vector<StageInfo>& EulerSolver::stages() const {
-    static const std::vector<StageInfo> kInfos = stage_infos(kStages);
-    return kInfos;
-}
-
-std::vector<FieldInfo> EulerSolver::fields() const { return field_infos<HostState>(); }
-
-void EulerSolver::read_field(std::string_view name, std::vector<double>& out) const {
-    HostState s;
-    engine_->download(s);  // as it lies: every field in the same order until the next step
-    read_declared_field(kind(), name, s, out);
 }
 
 Config EulerSolver::config() const {

@@ -36,25 +36,10 @@ struct Settings {
     long long substeps = 1;   // diagnostic
 };
 
-class EulerSolver final : public EngineSolver<Engine, HostState, make_cpu_engine, make_cuda_engine> {
+class EulerSolver final : public EngineSolver<EulerSolver, Engine, HostState, make_cpu_engine, make_cuda_engine> {
 public:
     explicit EulerSolver(Backend backend = Backend::Cpu);
 
-    std::string_view kind() const override { return "euler"; }
-    SolverTraits traits() const override {
-        SolverTraits t;
-        t.instability_advice = "try a smaller tau or less gravity";
-        t.stat_scales = {{"collisions", "", 1, true},
-                         {"contacts", "", 1, true},
-                         {"pair_tests", "", 1, true},
-                         {"max_overlap", "of the diameter", 1e-3}};
-        t.run_totals = {"collisions"};
-        return t;
-    }
-    int dimension() const override { return 2; }
-    const std::vector<StageInfo>& stages() const override;
-    std::vector<FieldInfo> fields() const override;
-    void read_field(std::string_view name, std::vector<double>& out) const override;
     // Hands (core/hands.hpp): push and pull.
     unsigned hand_tools() const override { return kHandPushPull; }
     double particle_radius() const override { return 0.5 * s_.collision_distance; }
@@ -73,14 +58,18 @@ public:
     const Settings& settings() const { return s_; }
     void refresh_diagnostics() override;
 
-protected:
+// The step and the state's hooks (core/solver.hpp, engine_solver.hpp): private, as the class is final.
+private:
+    // After every upload: the lightest mass and the fastest speed the next steps start from.
+    void on_upload() override;
+    // The particle tutorial's initialisation: positions in the spawn box, random speeds and masses.
     void do_reset() override;
+    // A declared stage (euler_engine.hpp) on the engine, with this step's Config.
     void run_stage(int index) override;
+    // The step's sums: a NaN, or a particle that crossed the box in one step, fails it.
     double finish_step(Stats& out) override;
     void initial_stats(Stats& out) override;
-    void on_upload() override;
 
-private:
     Config config() const;
     void check_params() const override;
     void report(const Sums& s, Stats& out) const;

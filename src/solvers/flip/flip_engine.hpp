@@ -2,23 +2,49 @@
 // Engine (flip_pipeline.hpp, instantiated once per backend), which owns particles and grid.
 #pragma once
 
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
 
 #include "core/frame_pack.hpp"
+#include "solvers/common/declaration.hpp"
 #include "solvers/common/particle_engine.hpp"
 #include "solvers/flip/flip_kernels.hpp"
 
 namespace fs::flip {
+
+// The FLIP solver declared once (solvers/common/declaration.hpp): its stages, and its state and
+// fields in HostState. The pipeline (flip_pipeline_class.hpp) runs each stage and holds each part.
+class FlipSolver;
 
 // The hands first (past the PIC-FLIP assignment: the obstacles a hand drags move and push the particles they
 // now cover out, and poured particles join, so the grid stages see the step's bodies and
 // particles), then the PIC-FLIP assignment's pipeline, in order; gravity acts on the grid after the
 // particle-to-grid transfer (before it, the transfer would overwrite it), and the particles move
 // last, through the velocity the step has just made divergence-free (Bridson 2015, 7.1), which
-// the grid schemes of `advection` read; the PIC-FLIP assignment lists advection first.
+// the grid schemes of `advection` read; the PIC-FLIP assignment lists advection first. Stage indexes them.
+inline constexpr StageDecl kStages[] = {
+    {"hands", "a dragged obstacle moves toward the cursor by at most drag_speed dt, a moving boundary for the "
+              "step (Bridson 2015, 5.1), and pushes the particles it covers out; pouring seeds the "
+              "particles_per_cell lattice (as the PIC-FLIP assignment seeds fluid cells) in the empty cells within "
+              "the hand's radius"},
+    {"p2g", "PIC-FLIP assignment, Particle-to-Grid (APIC: v_p + C_p (x_face - x_p), Jiang et al. 2015)"},
+    {"body_forces", "PIC-FLIP assignment, Body Force: u += dt g on the grid; a pushing or pulling hand's force on "
+                    "the faces within its radius (after Lague 2023, solvers/common/hands.hpp)"},
+    {"occupancy", "PIC-FLIP assignment: fluid / air / solid per cell"},
+    {"divergence", "PIC-FLIP assignment, Divergence Operator; before it, where wall_friction > 0, the walls' "
+                   "Darcy-Weisbach shear on the faces beside them (Dressler 1952)"},
+    {"pressure_solve", "PIC-FLIP assignment, Pressure Projection: A p = -(rho dx^2/dt) div"},
+    {"pressure_gradient", "PIC-FLIP assignment, Gradient Operator: u -= dt/rho grad p"},
+    {"volume_correction", "crowded particles' displacement d = -grad q, div d = k (n / n0 - 1) (Kugelstadt et "
+                          "al. 2019), applied by g2p; only when volume_correction > 0"},
+    {"g2p", "PIC-FLIP assignment, Grid-to-Particle: PIC/FLIP blend, or APIC (Jiang et al. 2015); moves the particles by "
+            "the volume correction's d"},
+    {"advect", "PIC-FLIP assignment, Advection: x += dt v (forward Euler), or through the grid's velocity by RK2 / RK3 "
+               "(Bridson 2015, 3.1)"},
+};
 enum Stage : int {
     kHands = 0,
     kP2G,
@@ -32,6 +58,11 @@ enum Stage : int {
     kAdvect,
     kStageCount
 };
+static_assert(kStageCount == std::size(kStages));
+
+struct HostState;
+// The pressure field: the last solve's p in each particle's cell (flip_solver.cpp).
+void read_particle_pressure(const FlipSolver& solver, const HostState& s, std::vector<double>& out);
 
 // The particles: positions, velocities, ids and, under APIC, the affine vectors c_x, c_y, c_z
 // (affine[a][p]: the gradient of velocity component a carried by particle p, 1/s). `affine` is
@@ -41,12 +72,15 @@ struct HostState {
     std::vector<int> id;
     std::vector<dvec3> affine[3];
     // Every part, in checkpoint order (EngineSolver).
-    template <class S, class F>
-    static void each(S& s, F&& f) {
-        f(s.pos);
-        f(s.vel);
-        f(s.id);
-        for (auto& c : s.affine) f(c);
+    static constexpr auto parts() { return std::tuple{&HostState::pos, &HostState::vel, &HostState::id, &HostState::affine}; }
+    // The fields the Solver API reads and the window draws.
+    static constexpr auto fields() {
+        return std::tuple{field("position", "m", "particle position", &HostState::pos),
+                          field("velocity", "m/s", "particle velocity", &HostState::vel),
+                          norm("speed", "m/s", "|velocity|", &HostState::vel),
+                          computed("pressure", "Pa", "pressure of the particle's cell, from the last solve", 1,
+                                   &read_particle_pressure),
+                          field("id", "", "particle index at creation", &HostState::id)};
     }
 };
 

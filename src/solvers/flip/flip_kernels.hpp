@@ -562,13 +562,7 @@ FS_HDI Sums particle_sums(dvec3 x, dvec3 v) {
     s.nonfinite = std::isfinite(v2 + x.x + x.y + x.z) ? 0 : 1;
     return s;
 }
-struct SumsOp {
-    FS_HDI Sums operator()(const Sums& a, const Sums& b) const {
-        Sums s;
-        s.join_motion(a, b);
-        return s;
-    }
-};
+using SumsOp = JoinSums<Sums>;
 // The step report's tally of the cells: fluid cells, and the bulk cells (is_bulk_cell) with
 // their particles. Counts as doubles: exact below 2^53.
 struct CellTally {

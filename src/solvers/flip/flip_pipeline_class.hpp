@@ -33,6 +33,23 @@ public:
     // them on rows without water, P2G took 7.0 ms of a 14.4 ms step on an H100).
     static constexpr int kP2GItems = kSpace == MemorySpace::Host ? 4096 : 1 << 20;
 
+    // Each HostState part's buffer, in parts() order (solvers/common/declaration.hpp).
+    static constexpr auto buffers() { return std::tuple{&Pipeline::pos_, &Pipeline::vel_, &Pipeline::id_, &Pipeline::affine_}; }
+    // Each declared stage's method, in kStages order.
+    static constexpr auto runs() {
+        using R = StageRun<Pipeline, const Config&>;
+        return std::array{R{"hands", &Pipeline::hands},
+                          R{"p2g", &Pipeline::p2g},
+                          R{"body_forces", &Pipeline::body_forces},
+                          R{"occupancy", &Pipeline::occupancy},
+                          R{"divergence", &Pipeline::divergence},
+                          R{"pressure_solve", &Pipeline::pressure_solve},
+                          R{"pressure_gradient", &Pipeline::pressure_gradient},
+                          R{"volume_correction", &Pipeline::correct_volume},
+                          R{"g2p", &Pipeline::g2p},
+                          R{"advect", &Pipeline::advect}};
+    }
+
     void upload(const HostState& s) override {
         sums_ready_ = false;
         // The pressure solve starts from the last step's pressure (pressure.hpp); a new state
@@ -49,13 +66,12 @@ public:
                 affine_[a].resize(0);
         }
     }
-    void download(HostState& s) const override {
-        download_parts(s, pos_, vel_, id_, affine_[0], affine_[1], affine_[2]);
-    }
+    void download(HostState& s) const override { download_declared(s, *this); }
     int size() const override { return static_cast<int>(pos_.size()); }
+    // The declared fields, and the computed pressure gathered where the grid holds it.
     std::optional<FieldView> view(std::string_view name) const override {
         if (name == "pressure") return f64_view(particle_pressure().data(), size(), 1);
-        return motion_view(name, pos_, vel_, id_);
+        return declared_view<HostState>(name, *this);
     }
 
     // The pressure field: each particle's cell's p from the last solve (0 before one), gathered
@@ -74,21 +90,11 @@ public:
     std::vector<double> particle_pressures() const override { return particle_pressure().to_vector(); }
 
     void run_stage(int stage, const Config& c, const PressureSettings& ps) override {
+        static_assert(stage_runs_agree(kStages, runs()), "runs() must name kStages' stages in order");
         sums_ready_ = false;
         ensure_grid(c.grid);
-        switch (stage) {
-            case kHands: hands(c); break;
-            case kAdvect: advect(c); break;
-            case kP2G: p2g(c); break;
-            case kBodyForces: body_forces(c); break;
-            case kOccupancy: occupancy(c); break;
-            case kDivergence: divergence(c); break;
-            case kPressureSolve: pressure_solve(c, ps); break;
-            case kPressureGradient: pressure_gradient(c); break;
-            case kG2P: g2p(c); break;
-            case kVolumeCorrection: correct_volume(c, ps); break;
-            default: break;
-        }
+        ps_ = ps;
+        run_declared_stage(*this, stage, c);
     }
 
     void ensure_grid(const MacGrid& g) {
@@ -251,9 +257,9 @@ public:
     void divergence(const Config& c);
     void divergence_pass(const Config& c, View<double> b, double scale, int slot);
     typename PressureSolver<Exec>::Settings solver_settings(const PressureSettings& ps) const;
-    void pressure_solve(const Config& c, const PressureSettings& ps);
+    void pressure_solve(const Config& c);
     void pressure_gradient(const Config& c);
-    void correct_volume(const Config& c, const PressureSettings& ps);
+    void correct_volume(const Config& c);
 
     // the PIC-FLIP assignment's Advection (flip_advection.hpp).
     void advect(const Config& c);
@@ -334,6 +340,7 @@ private:
     Buffer<unsigned char> valid_[3] = {Buffer<unsigned char>{kSpace}, Buffer<unsigned char>{kSpace},
                                        Buffer<unsigned char>{kSpace}};
     PressureSolver<Exec> solver_;
+    PressureSettings ps_{};  // the solves' settings, as run_stage last passed them
     int iterations_ = 0;
     double residual_ = 0.0;
     // The volume correction's potential q and displacement faces, allocated when it first runs;

@@ -157,8 +157,8 @@ typename PressureSolver<Exec>::Settings Pipeline<Exec>::solver_settings(const Pr
 }
 
 template <class Exec>
-void Pipeline<Exec>::pressure_solve(const Config& c, const PressureSettings& ps) {
-    const auto r = solver_.solve(exec_, c.grid, type_.cview(), rhs_.cview(), pressure_.view(), solver_settings(ps));
+void Pipeline<Exec>::pressure_solve(const Config& c) {
+    const auto r = solver_.solve(exec_, c.grid, type_.cview(), rhs_.cview(), pressure_.view(), solver_settings(ps_));
     iterations_ = r.iterations;
     residual_ = r.residual;
 }
@@ -203,7 +203,7 @@ void Pipeline<Exec>::pressure_gradient(const Config& c) {
 // particles' velocities, it adds no kinetic energy. It runs before G2P, while the particles
 // still sit where the occupancy counted them; G2P moves them by d (g2p_pic_flip).
 template <class Exec>
-void Pipeline<Exec>::correct_volume(const Config& c, const PressureSettings& ps) {
+void Pipeline<Exec>::correct_volume(const Config& c) {
     correction_iterations_ = 0;
     if (!(c.volume_correction > 0.0)) return;
     const MacGrid g = c.grid;
@@ -225,7 +225,7 @@ void Pipeline<Exec>::correct_volume(const Config& c, const PressureSettings& ps)
     // what the exact q would (the sweeps of Jacobi and Gauss-Seidel stay the user's).
     correction_q_.resize(rhs_.size());  // allocates only when the grid grows
     correction_q_.fill_zero();
-    auto settings = solver_settings(ps);
+    auto settings = solver_settings(ps_);
     settings.tolerance = std::max(settings.tolerance, kCorrectionTolerance);
     settings.measure_residual = false;
     const auto r = solver_.solve(exec_, g, type, rhs_.cview(), correction_q_.view(), settings);

@@ -12,7 +12,26 @@
 
 namespace fs::flip {
 
-FlipSolver::FlipSolver(Backend backend) : EngineSolver(backend) {
+namespace {
+// What the app asks of the solver beyond its parameters (core/solver.hpp, SolverTraits).
+SolverTraits flip_traits() {
+    SolverTraits t;
+    t.liquid = t.surface_mesh = true;
+    t.instability_advice = "try a smaller CFL number or time step, or more pressure iterations";
+    t.stat_scales = {{"fluid_volume", "m^3", 1e-9},
+                     {"bulk_density", "particles/cell", 0.01},
+                     {"div_max_before", "1/s", 1e-6},
+                     {"div_max_after", "1/s", 1e-9},
+                     {"pressure_iterations", "", 1, true},
+                     {"pressure_residual", "", 1e-12},
+                     {"fluid_cells", "", 1, true},
+                     {"correction_iterations", "", 1, true}};
+    return t;
+}
+}  // namespace
+
+FlipSolver::FlipSolver(Backend backend)
+    : EngineSolver(backend, "flip", 3, flip_traits(), stage_infos(kStages)) {
     auto& r = params_;
     r.add_vec({"domain_size", "Box size", "Scene", "m", "Width, height and depth of the box (its walls are solid).",
                0.01, 100, false, true},
@@ -121,50 +140,10 @@ FlipSolver::FlipSolver(Backend backend) : EngineSolver(backend) {
                &s_.pressure_residual);
 }
 
-const std::vector<StageInfo>& FlipSolver::stages() const {
-    static const std::vector<StageInfo> kStages = {
-        {"hands", "a dragged obstacle moves toward the cursor by at most drag_speed dt, a moving boundary for the "
-                  "step (Bridson 2015, 5.1), and pushes the particles it covers out; pouring seeds the "
-                  "particles_per_cell lattice (as the PIC-FLIP assignment seeds fluid cells) in the empty cells within "
-                  "the hand's radius"},
-        {"p2g", "PIC-FLIP assignment, Particle-to-Grid (APIC: v_p + C_p (x_face - x_p), Jiang et al. 2015)"},
-        {"body_forces", "PIC-FLIP assignment, Body Force: u += dt g on the grid; a pushing or pulling hand's force on "
-                        "the faces within its radius (after Lague 2023, solvers/common/hands.hpp)"},
-        {"occupancy", "PIC-FLIP assignment: fluid / air / solid per cell"},
-        {"divergence", "PIC-FLIP assignment, Divergence Operator; before it, where wall_friction > 0, the walls' "
-                       "Darcy-Weisbach shear on the faces beside them (Dressler 1952)"},
-        {"pressure_solve", "PIC-FLIP assignment, Pressure Projection: A p = -(rho dx^2/dt) div"},
-        {"pressure_gradient", "PIC-FLIP assignment, Gradient Operator: u -= dt/rho grad p"},
-        {"volume_correction", "crowded particles' displacement d = -grad q, div d = k (n / n0 - 1) (Kugelstadt et "
-                              "al. 2019), applied by g2p; only when volume_correction > 0"},
-        {"g2p", "PIC-FLIP assignment, Grid-to-Particle: PIC/FLIP blend, or APIC (Jiang et al. 2015); moves the particles by "
-                "the volume correction's d"},
-        {"advect", "PIC-FLIP assignment, Advection: x += dt v (forward Euler), or through the grid's velocity by RK2 / RK3 "
-                   "(Bridson 2015, 3.1)"},
-    };
-    return kStages;
-}
-
-std::vector<FieldInfo> FlipSolver::fields() const {
-    return {{"position", 3, "m", "particle position"},
-            {"velocity", 3, "m/s", "particle velocity"},
-            {"speed", 1, "m/s", "|velocity|"},
-            {"pressure", 1, "Pa", "pressure of the particle's cell, from the last solve"},
-            {"id", 1, "", "particle index at creation"}};
-}
-
-void FlipSolver::read_field(std::string_view name, std::vector<double>& out) const {
-    HostState s;
-    if (read_particle_field(name, s, out)) {
-        return;
-    } else if (name == "pressure") {
-        // The pressure of the cell each particle is in (a hydrostatic profile reads rho g depth
-        // at the cells' centres); 0 before the first solve.
-        out = engine_->particle_pressures();
-    } else {
-        throw ParamError("the flip solver has no field '" + std::string(name) +
-                         "' (allowed: position, velocity, speed, pressure, id)");
-    }
+// The pressure of the cell each particle is in (a hydrostatic profile reads rho g depth at the
+// cells' centres); 0 before the first solve.
+void read_particle_pressure(const FlipSolver& solver, const HostState& /*s*/, std::vector<double>& out) {
+    out = solver.engine().particle_pressures();
 }
 
 MacGrid FlipSolver::grid() const {

@@ -48,29 +48,10 @@ struct Settings {
     double pressure_residual = 0.0;
 };
 
-class FlipSolver final : public EngineSolver<Engine, HostState, make_cpu_engine, make_cuda_engine> {
+class FlipSolver final : public EngineSolver<FlipSolver, Engine, HostState, make_cpu_engine, make_cuda_engine> {
 public:
     explicit FlipSolver(Backend backend = Backend::Cpu);
 
-    std::string_view kind() const override { return "flip"; }
-    SolverTraits traits() const override {
-        SolverTraits t;
-        t.liquid = t.surface_mesh = true;
-        t.instability_advice = "try a smaller CFL number or time step, or more pressure iterations";
-        t.stat_scales = {{"fluid_volume", "m^3", 1e-9},
-                         {"bulk_density", "particles/cell", 0.01},
-                         {"div_max_before", "1/s", 1e-6},
-                         {"div_max_after", "1/s", 1e-9},
-                         {"pressure_iterations", "", 1, true},
-                         {"pressure_residual", "", 1e-12},
-                         {"fluid_cells", "", 1, true},
-                         {"correction_iterations", "", 1, true}};
-        return t;
-    }
-    int dimension() const override { return 3; }
-    const std::vector<StageInfo>& stages() const override;
-    std::vector<FieldInfo> fields() const override;
-    void read_field(std::string_view name, std::vector<double>& out) const override;
     double particle_radius() const override;
     void domain(double lo[3], double hi[3]) const override;
     // The box (when there is one) and then the sphere, where they are now; both draggable.
@@ -90,9 +71,14 @@ public:
     Config config() const;
     PressureSettings pressure_settings() const;
 
-protected:
+// The step and the state's hooks (core/solver.hpp, engine_solver.hpp): private, as the class is final.
+private:
+    // The PIC-FLIP assignment's seeding: particles_per_cell on a jittered lattice in the fluid cells.
     void do_reset() override;
+    // The hands stage chooses dt by the CFL number and moves the bodies first; then each declared
+    // stage (flip_engine.hpp) on the engine.
     void run_stage(int index) override;
+    // The pressure solve's report, the volume and the motion's sums.
     double finish_step(Stats& out) override;
     void initial_stats(Stats& out) override;
     void report_motion(const Sums& s, Stats& out) const;
@@ -105,7 +91,6 @@ protected:
     void save_extra(std::vector<char>& out) const override;
     void load_extra(const std::vector<char>& in, std::size_t& at) override;
 
-private:
     // Where the obstacles are: state, so a checkpoint (Step back) undoes a drag and Reset places
     // them from the parameters again; a change of obstacle_box or obstacle_sphere places them
     // anew too (the panel and --set move them). Velocities are those of the step in progress.

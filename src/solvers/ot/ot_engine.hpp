@@ -3,21 +3,40 @@
 // ot_pipeline.hpp, instantiated once per backend).
 #pragma once
 
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
 
 #include "core/frame_pack.hpp"
+#include "solvers/common/declaration.hpp"
 #include "solvers/common/particle_engine.hpp"
 #include "solvers/ot/ot_kernels.hpp"
 
 namespace fs::ot {
 
+// The OT liquid declared once (solvers/common/declaration.hpp): its stages, and its state and
+// fields in HostState. The pipeline (ot_pipeline.hpp) runs each stage and holds each part.
+class OtSolver;
+
 // The stages of one step (Gallouet & Merigot 2018, the scheme a la Brenier):
 // x += dt v; the cells projected back to their areas (optimal transport); v += dt (the
-// centroids' pull + gravity).
+// centroids' pull + gravity). Stage indexes them.
+inline constexpr StageDecl kStages[] = {
+    {"advect", "Gallouet & Merigot 2018, (1.6): x += dt v"},
+    {"transport", "Laguerre cells (Ray et al. 2018) and damped Newton on their weights (Kitagawa, Merigot & "
+                  "Thibert 2019): every cell back to its area"},
+    {"pressure", "Gallouet & Merigot 2018, (1.6): v += dt (c - x) rho_pull / (eps^2 rho)"},
+    {"forces", "gravity, v += dt g, and viscosity between neighbouring cells (finite volumes on the cells)"},
+};
 enum Stage : int { kAdvect = 0, kTransport, kPressure, kForces, kStageCount };
+static_assert(kStageCount == std::size(kStages));
+
+struct HostState;
+// The fields read from the cells as the last transport left them (ot_solver.cpp).
+void read_pull_potential(const OtSolver& solver, const HostState& s, std::vector<double>& out);
+void read_area_error(const OtSolver& solver, const HostState& s, std::vector<double>& out);
 
 // The whole state in host memory. Weights travel with it: the next step's Newton starts from them.
 struct HostState {
@@ -28,15 +47,23 @@ struct HostState {
     // transport); empty where there are none (after a reset, or a step that started over from
     // equal weights). Part of the state, so that a restored run repeats its steps bit for bit.
     std::vector<double> weight_prev;
-    template <class S, class F>
-    static void each(S& s, F&& f) {
-        f(s.pos);
-        f(s.vel);
-        f(s.weight);
-        f(s.target);
-        f(s.density);
-        f(s.id);
-        f(s.weight_prev);
+    // Every part, in checkpoint order (EngineSolver).
+    static constexpr auto parts() {
+        return std::tuple{&HostState::pos,     &HostState::vel, &HostState::weight,     &HostState::target,
+                          &HostState::density, &HostState::id,  &HostState::weight_prev};
+    }
+    // The fields the Solver API reads and the window draws.
+    static constexpr auto fields() {
+        return std::tuple{
+            field("position", "m", "particle position", &HostState::pos),
+            field("velocity", "m/s", "particle velocity", &HostState::vel),
+            norm("speed", "m/s", "|velocity|", &HostState::vel),
+            field("density", "kg/m^2", "the liquid's density (mass per area)", &HostState::density),
+            computed("pressure", "m^2/s^2", "the pull's potential |c - x|^2 / (2 eps^2): where the liquid is pressed", 1,
+                     &read_pull_potential),
+            computed("area_error", "", "(area - target) / target of the cell", 1, &read_area_error),
+            field("weight", "m^2", "the cell's Laguerre weight", &HostState::weight),
+            field("id", "", "particle index at creation", &HostState::id)};
     }
 };
 

@@ -361,18 +361,7 @@ struct Sums : MotionSums<dvec2> {
     long long overflow = 0;         // cells that needed more than kMaxEdges edges
 };
 
-struct SumsOp {
-    FS_HDI Sums operator()(const Sums& a, const Sums& b) const {
-        Sums s;
-        s.join_motion(a, b);
-        s.potential_energy = a.potential_energy + b.potential_energy;
-        s.transport_energy = a.transport_energy + b.transport_energy;
-        s.area = a.area + b.area;
-        s.max_area_error = a.max_area_error > b.max_area_error ? a.max_area_error : b.max_area_error;
-        s.mode = a.mode + b.mode;
-        s.overflow = a.overflow + b.overflow;
-        return s;
-    }
-};
+using SumsOp = JoinSums<Sums, JoinAdd<&Sums::potential_energy>, JoinAdd<&Sums::transport_energy>, JoinAdd<&Sums::area>,
+                         JoinMax<&Sums::max_area_error>, JoinAdd<&Sums::mode>, JoinAdd<&Sums::overflow>>;
 
 }  // namespace fs::ot

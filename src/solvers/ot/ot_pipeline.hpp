@@ -23,8 +23,20 @@ class Pipeline final : public Engine {
 public:
     static constexpr MemorySpace kSpace = Exec::space;
 
+    // Each HostState part's buffer, in parts() order (solvers/common/declaration.hpp).
+    static constexpr auto buffers() {
+        return std::tuple{&Pipeline::pos_,     &Pipeline::vel_, &Pipeline::weight_,     &Pipeline::target_,
+                          &Pipeline::density_, &Pipeline::id_,  &Pipeline::weight_prev_};
+    }
+    // Each declared stage's method, in kStages order.
+    static constexpr auto runs() {
+        using R = StageRun<Pipeline, const Config&>;
+        return std::array{R{"advect", &Pipeline::advect}, R{"transport", &Pipeline::transport_stage},
+                          R{"pressure", &Pipeline::pressure}, R{"forces", &Pipeline::forces}};
+    }
+
     void upload(const HostState& s) override {
-        upload_parts(s, pos_, vel_, weight_, target_, density_, id_, weight_prev_);
+        upload_declared(s, *this);
         const std::size_t n = s.pos.size();
         extrapolate_ = n > 0 && weight_prev_.size() == n;
         for (Buffer<double>* b : {&area_, &second_, &self_, &trial_, &rhs_, &x_, &r_, &z_, &p_, &ap_}) b->resize(n);
@@ -39,26 +51,18 @@ public:
     }
 
     void download(HostState& s) const override {
-        download_parts(s, pos_, vel_, weight_, target_, density_, id_, weight_prev_);
+        download_declared(s, *this);
         if (!extrapolate_) s.weight_prev.clear();
     }
 
     int size() const override { return static_cast<int>(pos_.size()); }
-    std::optional<FieldView> view(std::string_view name) const override {
-        const int n = size();
-        if (name == "density") return f64_view(density_.data(), n, 1);
-        if (name == "weight") return f64_view(weight_.data(), n, 1);
-        return motion_view(name, pos_, vel_, id_);
-    }
+    std::optional<FieldView> view(std::string_view name) const override { return declared_view<HostState>(name, *this); }
 
     void run_stage(int stage, const Config& c, double tolerance, int max_newton) override {
-        switch (stage) {
-            case kAdvect: advect(c); break;
-            case kTransport: transport(c, tolerance, max_newton); break;
-            case kPressure: pressure(c); break;
-            case kForces: forces(c); break;
-            default: break;
-        }
+        static_assert(stage_runs_agree(kStages, runs()), "runs() must name kStages' stages in order");
+        tolerance_ = tolerance;
+        max_newton_ = max_newton;
+        run_declared_stage(*this, stage, c);
     }
     const TransportReport& report() const override { return report_; }
 
@@ -376,6 +380,7 @@ public:
     // largest step 2^-k d that keeps every cell at least a0 = min(min T, min A(w0)) / 2 in area
     // and shrinks the error's norm by the factor (1 - 2^-k / 2). Stops at a largest relative area
     // error of `tolerance`; more than `max_newton` iterations is a failure (report_.converged).
+    void transport_stage(const Config& c) { transport(c, tolerance_, max_newton_); }
     void transport(const Config& c, double tolerance, int max_newton) {
         report_ = TransportReport{};
         sort_.build(exec_, c.grid, pos_.cview());
@@ -650,6 +655,9 @@ public:
     }
 
 private:
+    // The transport stage's Newton tolerance and iteration cap, as run_stage last passed them.
+    double tolerance_ = 1e-7;
+    int max_newton_ = 30;
     Exec exec_;
     Buffer<dvec2> pos_{kSpace}, vel_{kSpace}, centroid_{kSpace}, vel_old_{kSpace};
     // cells(): the polygons the window draws, kept from call to call (and their host copies on CUDA).

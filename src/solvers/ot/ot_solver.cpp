@@ -11,7 +11,29 @@
 
 namespace fs::ot {
 
-OtSolver::OtSolver(Backend backend) : EngineSolver(backend) {
+namespace {
+// What the app asks of the solver beyond its parameters (core/solver.hpp, SolverTraits).
+SolverTraits ot_traits() {
+    SolverTraits t;
+    t.liquid = true;
+    t.instability_advice = "try a smaller time step, a larger epsilon, or more Newton iterations";
+    t.stat_scales = {{"total_energy", "J/m", 1e-9},
+                     {"transport_energy", "J/m", 1e-9},
+                     {"area_error", "", 1e-9},
+                     {"total_area", "m^2", 1e-9},
+                     {"interface_amplitude", "m", 1e-6},
+                     {"newton_iterations", "", 1, true},
+                     {"cg_iterations", "", 1, true},
+                     {"step_halvings", "", 1, true},
+                     {"newton_restarts", "", 1, true},
+                     {"cell_passes", "", 1, true},
+                     {"cells_ms", "ms", 0.01},
+                     {"solve_ms", "ms", 0.01}};
+    return t;
+}
+}  // namespace
+
+OtSolver::OtSolver(Backend backend) : EngineSolver(backend, "ot", 2, ot_traits(), stage_infos(kStages)) {
     auto& r = params_;
     r.add_choice({"scenario", "Set-up", "Scene", "",
                   "rayleigh_taylor: a heavy liquid over a light one, its interface bent by one sine mode; "
@@ -80,52 +102,24 @@ OtSolver::OtSolver(Backend backend) : EngineSolver(backend) {
               &s_.grid_side);
 }
 
-const std::vector<StageInfo>& OtSolver::stages() const {
-    static const std::vector<StageInfo> kStages = {
-        {"advect", "Gallouet & Merigot 2018, (1.6): x += dt v"},
-        {"transport", "Laguerre cells (Ray et al. 2018) and damped Newton on their weights (Kitagawa, Merigot & "
-                      "Thibert 2019): every cell back to its area"},
-        {"pressure", "Gallouet & Merigot 2018, (1.6): v += dt (c - x) rho_pull / (eps^2 rho)"},
-        {"forces", "gravity, v += dt g, and viscosity between neighbouring cells (finite volumes on the cells)"},
-    };
-    return kStages;
-}
-
-std::vector<FieldInfo> OtSolver::fields() const {
-    return {{"position", 2, "m", "particle position"},
-            {"velocity", 2, "m/s", "particle velocity"},
-            {"speed", 1, "m/s", "|velocity|"},
-            {"density", 1, "kg/m^2", "the liquid's density (mass per area)"},
-            {"pressure", 1, "m^2/s^2", "the pull's potential |c - x|^2 / (2 eps^2): where the liquid is pressed"},
-            {"area_error", 1, "", "(area - target) / target of the cell"},
-            {"weight", 1, "m^2", "the cell's Laguerre weight"},
-            {"id", 1, "", "particle index at creation"}};
-}
-
-void OtSolver::read_field(std::string_view name, std::vector<double>& out) const {
-    HostState s;
-    if (read_particle_field(name, s, out)) return;
-    const std::size_t n = s.pos.size();
-    if (name == "density") {
-        out = s.density;
-    } else if (name == "weight") {
-        out = s.weight;
-    } else if (name == "pressure" || name == "area_error") {
-        std::vector<double> area;
-        std::vector<dvec2> centroid;
-        engine_->cell_fields(area, centroid);
-        for (std::size_t i = 0; i < n; ++i) {
-            if (name == "area_error") {
-                out.push_back((area[i] - s.target[i]) / s.target[i]);
-            } else {
-                const dvec2 d = centroid[i] - s.pos[i];
-                out.push_back((d.x * d.x + d.y * d.y) / (2.0 * s_.epsilon * s_.epsilon));
-            }
-        }
-    } else {
-        throw ParamError("the ot solver has no field '" + std::string(name) +
-                         "' (allowed: position, velocity, speed, density, pressure, area_error, weight, id)");
+// The pull's potential |c - x|^2 / (2 eps^2) of each cell's centroid c on its particle x.
+void read_pull_potential(const OtSolver& solver, const HostState& s, std::vector<double>& out) {
+    std::vector<double> area;
+    std::vector<dvec2> centroid;
+    solver.engine().cell_fields(area, centroid);
+    const double eps = solver.settings().epsilon;
+    for (std::size_t i = 0; i < s.pos.size(); ++i) {
+        const dvec2 d = centroid[i] - s.pos[i];
+        out.push_back((d.x * d.x + d.y * d.y) / (2.0 * eps * eps));
     }
+}
+
+// (area - target) / target of each cell.
+void read_area_error(const OtSolver& solver, const HostState& s, std::vector<double>& out) {
+    std::vector<double> area;
+    std::vector<dvec2> centroid;
+    solver.engine().cell_fields(area, centroid);
+    for (std::size_t i = 0; i < s.pos.size(); ++i) out.push_back((area[i] - s.target[i]) / s.target[i]);
 }
 
 double OtSolver::particle_radius() const {

@@ -38,33 +38,10 @@ struct Settings {
     long long grid_side = 0;  // diagnostic
 };
 
-class OtSolver final : public EngineSolver<Engine, HostState, make_cpu_engine, make_cuda_engine> {
+class OtSolver final : public EngineSolver<OtSolver, Engine, HostState, make_cpu_engine, make_cuda_engine> {
 public:
     explicit OtSolver(Backend backend = Backend::Cpu);
 
-    std::string_view kind() const override { return "ot"; }
-    SolverTraits traits() const override {
-        SolverTraits t;
-        t.liquid = true;
-        t.instability_advice = "try a smaller time step, a larger epsilon, or more Newton iterations";
-        t.stat_scales = {{"total_energy", "J/m", 1e-9},
-                         {"transport_energy", "J/m", 1e-9},
-                         {"area_error", "", 1e-9},
-                         {"total_area", "m^2", 1e-9},
-                         {"interface_amplitude", "m", 1e-6},
-                         {"newton_iterations", "", 1, true},
-                         {"cg_iterations", "", 1, true},
-                         {"step_halvings", "", 1, true},
-                         {"newton_restarts", "", 1, true},
-                         {"cell_passes", "", 1, true},
-                         {"cells_ms", "ms", 0.01},
-                         {"solve_ms", "ms", 0.01}};
-        return t;
-    }
-    int dimension() const override { return 2; }
-    const std::vector<StageInfo>& stages() const override;
-    std::vector<FieldInfo> fields() const override;
-    void read_field(std::string_view name, std::vector<double>& out) const override;
     // Hands (core/hands.hpp): push and pull.
     unsigned hand_tools() const override { return kHandPushPull; }
     // Refuses a resolution whose steps would take minutes (the cells a step builds and solves).
@@ -85,14 +62,17 @@ public:
     Config config() const;
     void cell_polygons(std::vector<float>& xy, std::vector<int>& start) const override;
 
-protected:
+// The step and the state's hooks (core/solver.hpp, engine_solver.hpp): private, as the class is final.
+private:
+    // The hexagonal lattice in the scene's region, settled before the first step (start_run).
     void do_reset() override;
+    // A declared stage (ot_engine.hpp); the transport's report checked after it.
     void run_stage(int index) override;
+    // Energies, areas and the interface's amplitude, from the cells the step ended with.
     double finish_step(Stats& out) override;
     void initial_stats(Stats& out) override;
     void on_upload() override;
 
-private:
     void report(const Sums& s, Stats& out) const;
     void check_transport(const std::string& when);
     void settle();

@@ -2,6 +2,7 @@
 // Engine (sph_pipeline.hpp, instantiated once per backend), which owns the particles.
 #pragma once
 
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -9,12 +10,29 @@
 #include <vector>
 
 #include "core/frame_pack.hpp"
+#include "solvers/common/declaration.hpp"
 #include "solvers/common/particle_engine.hpp"
 #include "solvers/sph/sph_kernels.hpp"
 
 namespace fs::sph {
 
-// The stages of one step (the WCSPH assignment, section 2, in order).
+// The SPH solver declared once (solvers/common/declaration.hpp): every stage a step may run, and
+// its state and fields in HostState. Each pressure solver runs its own list of these stages,
+// with its own source for each (sph_solver.cpp); the pipeline (sph_pipeline.hpp) runs each stage
+// and holds each part.
+
+// Every stage, in Stage order (the WCSPH assignment, section 2, then the pressure solvers' own).
+inline constexpr StageDecl kStages[] = {
+    {"neighbor_search", "counting sort by cell (the grid of the euler solver)"},
+    {"density", "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij"},
+    {"pressure", "WCSPH assignment, 2.2: Tait p = B((rho/rho0)^7 - 1); boundary 2.4 / Adami 2012"},
+    {"accelerations", "WCSPH assignment, 2.3 + 2.5"},
+    {"integrate", "semi-implicit Euler: v += dt a, x += dt v"},
+    {"boundary", "WCSPH assignment, 3: the barrier follows its angle"},
+    {"divergence_solve", "DFSPH (Bender & Koschier 2017, Alg. 1)"},
+    {"pressure_solve", "DFSPH (Bender & Koschier 2017, Alg. 1); IISPH (Ihmsen et al. 2014)"},
+    {"viscosity_solve", "Weiler et al. 2018: implicit viscosity by conjugate gradients (viscosity_solver)"},
+};
 enum Stage : int {
     kNeighborSearch = 0,
     kDensity,
@@ -31,6 +49,7 @@ enum Stage : int {
     kViscositySolve,
     kStageCount
 };
+static_assert(kStageCount == std::size(kStages));
 
 // What the last step's implicit solves did (DFSPH; zero for WCSPH).
 struct SolveReport {
@@ -52,16 +71,23 @@ struct HostState {
     std::vector<dvec2> kappa;
     std::vector<int> kind, id;
     // Every part, in checkpoint order (EngineSolver).
-    template <class S, class F>
-    static void each(S& s, F&& f) {
-        f(s.pos);
-        f(s.vel);
-        f(s.offset);
-        f(s.density);
-        f(s.pressure);
-        f(s.kappa);
-        f(s.kind);
-        f(s.id);
+    static constexpr auto parts() {
+        return std::tuple{&HostState::pos,      &HostState::vel,   &HostState::offset, &HostState::density,
+                          &HostState::pressure, &HostState::kappa, &HostState::kind,   &HostState::id};
+    }
+    // The fields the Solver API reads and the window draws.
+    static constexpr auto fields() {
+        return std::tuple{
+            field("position", "m", "particle position", &HostState::pos),
+            field("velocity", "m/s", "particle velocity", &HostState::vel),
+            norm("speed", "m/s", "|velocity|", &HostState::vel),
+            field("density", "kg/m^3",
+                  "SPH density: the kernel sum, unclamped (WCSPH's pressure takes max(rho0, rho) under clamp_density)",
+                  &HostState::density),
+            field("pressure", "Pa", "WCSPH: the Tait pressure; DFSPH and IISPH: rho^2 P, the pressure the solves applied",
+                  &HostState::pressure),
+            field("kind", "", "0 fluid, 1 wall, 2 barrier", &HostState::kind),
+            field("id", "", "particle index at creation", &HostState::id)};
     }
 };
 

@@ -461,22 +461,9 @@ struct Sums : MotionSums<dvec2> {
     long long outside = 0;  // fluid particles outside the search grid's box (the walls and their padding)
 };
 
-struct SumsOp {
-    FS_HDI Sums operator()(const Sums& a, const Sums& b) const {
-        Sums s;
-        s.join_motion(a, b);
-        s.max_accel2 = a.max_accel2 > b.max_accel2 ? a.max_accel2 : b.max_accel2;
-        s.density_sum = a.density_sum + b.density_sum;
-        s.compression_sum = a.compression_sum + b.compression_sum;
-        s.density_max_error = a.density_max_error > b.density_max_error ? a.density_max_error : b.density_max_error;
-        s.pressure_max = a.pressure_max > b.pressure_max ? a.pressure_max : b.pressure_max;
-        s.front_x = a.front_x > b.front_x ? a.front_x : b.front_x;
-        s.neighbors = a.neighbors + b.neighbors;
-        s.neighbors_max = a.neighbors_max > b.neighbors_max ? a.neighbors_max : b.neighbors_max;
-        s.fluid = a.fluid + b.fluid;
-        s.outside = a.outside + b.outside;
-        return s;
-    }
-};
+using SumsOp = JoinSums<Sums, JoinMax<&Sums::max_accel2>, JoinAdd<&Sums::density_sum>, JoinAdd<&Sums::compression_sum>,
+                         JoinMax<&Sums::density_max_error>, JoinMax<&Sums::pressure_max>, JoinMax<&Sums::front_x>,
+                         JoinAdd<&Sums::neighbors>, JoinMax<&Sums::neighbors_max>, JoinAdd<&Sums::fluid>,
+                         JoinAdd<&Sums::outside>>;
 
 }  // namespace fs::sph

@@ -22,8 +22,24 @@ class Pipeline final : public Engine {
 public:
     static constexpr MemorySpace kSpace = Exec::space;
 
+    // Each HostState part's buffer, in parts() order (solvers/common/declaration.hpp).
+    static constexpr auto buffers() {
+        return std::tuple{&Pipeline::pos_,      &Pipeline::vel_,   &Pipeline::offset_, &Pipeline::density_,
+                          &Pipeline::pressure_, &Pipeline::kappa_, &Pipeline::kind_,   &Pipeline::id_};
+    }
+    // Each declared stage's method, in kStages order.
+    static constexpr auto runs() {
+        using R = StageRun<Pipeline, const Config&>;
+        return std::array{R{"neighbor_search", &Pipeline::neighbor_search}, R{"density", &Pipeline::density},
+                          R{"pressure", &Pipeline::pressure},           R{"accelerations", &Pipeline::accelerations},
+                          R{"integrate", &Pipeline::integrate},         R{"boundary", &Pipeline::boundary},
+                          R{"divergence_solve", &Pipeline::divergence_solve},
+                          R{"pressure_solve", &Pipeline::pressure_solve},
+                          R{"viscosity_solve", &Pipeline::viscosity_solve}};
+    }
+
     void upload(const HostState& s) override {
-        upload_parts(s, pos_, vel_, offset_, density_, pressure_, kappa_, kind_, id_);
+        upload_declared(s, *this);
         const std::size_t n = s.pos.size();
         acc_.resize(n);
         neighbors_.resize(n);
@@ -42,35 +58,14 @@ public:
         viscosity_.forget();
     }
 
-    void download(HostState& s) const override {
-        download_parts(s, pos_, vel_, offset_, density_, pressure_, kappa_, kind_, id_);
-    }
+    void download(HostState& s) const override { download_declared(s, *this); }
 
     int size() const override { return static_cast<int>(pos_.size()); }
-    std::optional<FieldView> view(std::string_view name) const override {
-        const int n = size();
-        if (name == "density") return f64_view(density_.data(), n, 1);
-        if (name == "pressure") return f64_view(pressure_.data(), n, 1);
-        if (name == "kind") return i32_view(kind_.data(), n);
-        return motion_view(name, pos_, vel_, id_);
-    }
+    std::optional<FieldView> view(std::string_view name) const override { return declared_view<HostState>(name, *this); }
 
     void run_stage(int stage, const Config& c) override {
-        switch (stage) {
-            case kNeighborSearch: neighbor_search(c); break;
-            case kDensity: density(c); break;
-            case kPressure: pressure(c); break;
-            case kAccelerations:
-                accelerations(c);
-                if (c.boundary_viscosity != 1.0) boundary_friction(c);
-                break;
-            case kIntegrate: integrate(c); break;
-            case kBoundary: boundary(c); break;
-            case kDivergenceSolve: divergence_solve(c); break;
-            case kPressureSolve: pressure_solve(c); break;
-            case kViscositySolve: viscosity_solve(c); break;
-            default: break;
-        }
+        static_assert(stage_runs_agree(kStages, runs()), "runs() must name kStages' stages in order");
+        run_declared_stage(*this, stage, c);
     }
 
     // Counting sort by cell (the grid the Euler solver uses, solvers/common), then every
@@ -311,8 +306,14 @@ public:
         });
     }
 
-    // the WCSPH assignment, 2.3 and 2.5: a_i = g + sum_j pair_acceleration (pressure + artificial viscosity).
+    // The accelerations, then the walls' extra viscosity where boundary_viscosity is not 1.
     void accelerations(const Config& c) {
+        fluid_accelerations(c);
+        if (c.boundary_viscosity != 1.0) boundary_friction(c);
+    }
+
+    // the WCSPH assignment, 2.3 and 2.5: a_i = g + sum_j pair_acceleration (pressure + artificial viscosity).
+    void fluid_accelerations(const Config& c) {
         if (implicit_pressure(c.solver)) return viscous_accelerations(c);
         const auto nb = neighbor_list(c);
         auto pos = pos_.cview();

@@ -19,7 +19,35 @@ constexpr double kPi = 3.14159265358979323846;
 
 }  // namespace
 
-SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
+namespace {
+// What the app asks of the solver beyond its parameters (core/solver.hpp, SolverTraits).
+SolverTraits sph_traits() {
+    SolverTraits t;
+    t.liquid = true;
+    t.turn_param = "barrier_angle";
+    t.turn_rate_param = "barrier_rotation_rate";
+    // dt follows the speed of sound (CFL), so a stiffer fluid is slower, not less stable.
+    t.instability_advice = "try a larger speed of sound, a smaller CFL number or largest time step, or more "
+                           "viscosity";
+    t.stat_scales = {{"density_mean", "kg/m^3", 0.1},
+                     {"density_max_error", "", 1e-4},
+                     {"density_error_mean", "", 1e-5},
+                     {"pressure_max", "Pa", 1.0},
+                     {"neighbors_mean", "", 0.1},
+                     {"front_x", "m", 1e-3},
+                     {"n_fluid", "", 1, true},
+                     {"barrier_angle", "deg", 0.05},
+                     {"density_iterations", "", 1, true},  // dfsph, iisph
+                     {"density_residual", "", 1e-6},
+                     {"divergence_iterations", "", 1, true},
+                     {"divergence_residual", "", 1e-6},
+                     {"viscosity_iterations", "", 1, true},  // viscosity_solver implicit
+                     {"viscosity_residual", "", 1e-6}};
+    return t;
+}
+}  // namespace
+
+SphSolver::SphSolver(Backend backend) : EngineSolver(backend, "sph", 2, sph_traits()) {
     auto& r = params_;
     r.add_real({"spacing", "Particle spacing", "Particles", "m",
                 "Distance between neighbouring particles at rest; sets the particle mass "
@@ -183,79 +211,61 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
 }
 
 namespace {
+// Each pressure solver's step: the declared stages it runs (sph_engine.hpp), in order, each with
+// the source of its equation under that solver.
+struct SolverStage {
+    Stage stage;
+    const char* source;
+};
+constexpr SolverStage kWcsphSteps[] = {
+    {kNeighborSearch, "counting sort by cell (the grid of the euler solver)"},
+    {kDensity, "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij"},
+    {kPressure, "WCSPH assignment, 2.2: Tait p = B((rho/rho0)^7 - 1); boundary 2.4 / Adami 2012"},
+    {kAccelerations, "WCSPH assignment, 2.3 + 2.5: symmetric pressure force, Monaghan viscosity, gravity; the walls' "
+                     "viscosity at boundary_viscosity times the fluid's (Akinci et al. 2012)"},
+    {kIntegrate, "semi-implicit Euler: v += dt a, x += dt v"},
+    {kBoundary, "WCSPH assignment, 3: the barrier follows its angle"}};
+constexpr SolverStage kDfsphSteps[] = {
+    {kNeighborSearch, "counting sort by cell (the grid of the euler solver)"},
+    {kDensity, "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij; DFSPH's factor alpha_i (Bender & Koschier 2015, eq. 9)"},
+    {kDivergenceSolve, "DFSPH (Bender & Koschier 2017, Alg. 1): pressures that remove D rho / Dt"},
+    {kAccelerations, "WCSPH assignment, 2.5: Monaghan viscosity (explicit) and gravity (no pressure); the walls' "
+                     "viscosity at boundary_viscosity times the fluid's (Akinci et al. 2012)"},
+    {kViscositySolve, "Weiler et al. 2018: implicit viscosity by conjugate gradients (viscosity_solver)"},
+    {kPressureSolve, "DFSPH (Bender & Koschier 2017, Alg. 1): v* = v + dt a, pressures that bring rho* to rho0"},
+    {kIntegrate, "x += dt v"},
+    {kBoundary, "WCSPH assignment, 3: the barrier follows its angle"}};
+constexpr SolverStage kIisphSteps[] = {
+    {kNeighborSearch, "counting sort by cell (the grid of the euler solver)"},
+    {kDensity, "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij; the diagonal 1/alpha_i (Ihmsen et al. 2014, a_ii)"},
+    {kAccelerations, "WCSPH assignment, 2.5: Monaghan viscosity (explicit) and gravity (no pressure); the walls' "
+                     "viscosity at boundary_viscosity times the fluid's (Akinci et al. 2012)"},
+    {kViscositySolve, "Weiler et al. 2018: implicit viscosity by conjugate gradients (viscosity_solver)"},
+    {kPressureSolve, "IISPH (Ihmsen et al. 2014): v* = v + dt a, relaxed Jacobi on the pressure Poisson equation"},
+    {kIntegrate, "x += dt v"},
+    {kBoundary, "WCSPH assignment, 3: the barrier follows its angle"}};
+
 // The stages of a step and what each runs, per pressure solver.
 struct StageList {
     std::vector<StageInfo> info;
     std::vector<Stage> run;
+    template <std::size_t N>
+    explicit StageList(const SolverStage (&steps)[N]) {
+        for (const SolverStage& s : steps) {
+            info.push_back({kStages[s.stage].name, s.source});
+            run.push_back(s.stage);
+        }
+    }
 };
 const StageList& stage_list(int solver) {
-    static const StageList kWcsphStages = {
-        {{"neighbor_search", "counting sort by cell (the grid of the euler solver)"},
-         {"density", "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij"},
-         {"pressure", "WCSPH assignment, 2.2: Tait p = B((rho/rho0)^7 - 1); boundary 2.4 / Adami 2012"},
-         {"accelerations", "WCSPH assignment, 2.3 + 2.5: symmetric pressure force, Monaghan viscosity, gravity; the walls' "
-                           "viscosity at boundary_viscosity times the fluid's (Akinci et al. 2012)"},
-         {"integrate", "semi-implicit Euler: v += dt a, x += dt v"},
-         {"boundary", "WCSPH assignment, 3: the barrier follows its angle"}},
-        {kNeighborSearch, kDensity, kPressure, kAccelerations, kIntegrate, kBoundary}};
-    static const StageList kDfsphStages = {
-        {{"neighbor_search", "counting sort by cell (the grid of the euler solver)"},
-         {"density", "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij; DFSPH's factor alpha_i (Bender & Koschier "
-                     "2015, eq. 9)"},
-         {"divergence_solve", "DFSPH (Bender & Koschier 2017, Alg. 1): pressures that remove D rho / Dt"},
-         {"accelerations", "WCSPH assignment, 2.5: Monaghan viscosity (explicit) and gravity (no pressure); the "
-                           "walls' viscosity at boundary_viscosity times the fluid's (Akinci et al. 2012)"},
-         {"viscosity_solve", "Weiler et al. 2018: implicit viscosity by conjugate gradients (viscosity_solver)"},
-         {"pressure_solve", "DFSPH (Bender & Koschier 2017, Alg. 1): v* = v + dt a, pressures that bring rho* to rho0"},
-         {"integrate", "x += dt v"},
-         {"boundary", "WCSPH assignment, 3: the barrier follows its angle"}},
-        {kNeighborSearch, kDensity, kDivergenceSolve, kAccelerations, kViscositySolve, kPressureSolve, kIntegrate,
-         kBoundary}};
-    static const StageList kIisphStages = {
-        {{"neighbor_search", "counting sort by cell (the grid of the euler solver)"},
-         {"density", "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij; the diagonal 1/alpha_i (Ihmsen et al. "
-                     "2014, a_ii)"},
-         {"accelerations", "WCSPH assignment, 2.5: Monaghan viscosity (explicit) and gravity (no pressure); the "
-                           "walls' viscosity at boundary_viscosity times the fluid's (Akinci et al. 2012)"},
-         {"viscosity_solve", "Weiler et al. 2018: implicit viscosity by conjugate gradients (viscosity_solver)"},
-         {"pressure_solve", "IISPH (Ihmsen et al. 2014): v* = v + dt a, relaxed Jacobi on the pressure Poisson "
-                            "equation"},
-         {"integrate", "x += dt v"},
-         {"boundary", "WCSPH assignment, 3: the barrier follows its angle"}},
-        {kNeighborSearch, kDensity, kAccelerations, kViscositySolve, kPressureSolve, kIntegrate, kBoundary}};
-    return solver == kDfsph ? kDfsphStages : solver == kIisph ? kIisphStages : kWcsphStages;
+    static const StageList wcsph(kWcsphSteps), dfsph(kDfsphSteps), iisph(kIisphSteps);
+    return solver == kDfsph ? dfsph : solver == kIisph ? iisph : wcsph;
 }
 }  // namespace
 
 const std::vector<StageInfo>& SphSolver::stages() const { return stage_list(solver_).info; }
 
 Stage SphSolver::stage_at(int index) const { return stage_list(solver_).run[static_cast<std::size_t>(index)]; }
-
-std::vector<FieldInfo> SphSolver::fields() const {
-    return {{"position", 2, "m", "particle position"},
-            {"velocity", 2, "m/s", "particle velocity"},
-            {"speed", 1, "m/s", "|velocity|"},
-            {"density", 1, "kg/m^3", "SPH density: the kernel sum, unclamped (WCSPH's pressure takes max(rho0, rho) under clamp_density)"},
-            {"pressure", 1, "Pa", "WCSPH: the Tait pressure; DFSPH and IISPH: rho^2 P, the pressure the solves applied"},
-            {"kind", 1, "", "0 fluid, 1 wall, 2 barrier"},
-            {"id", 1, "", "particle index at creation"}};
-}
-
-void SphSolver::read_field(std::string_view name, std::vector<double>& out) const {
-    HostState s;
-    if (read_particle_field(name, s, out)) {
-        return;
-    } else if (name == "density") {
-        out = s.density;
-    } else if (name == "pressure") {
-        out = s.pressure;
-    } else if (name == "kind") {
-        out.assign(s.kind.begin(), s.kind.end());
-    } else {
-        throw ParamError("the sph solver has no field '" + std::string(name) +
-                         "' (allowed: position, velocity, speed, density, pressure, kind, id)");
-    }
-}
 
 void SphSolver::domain(double lo[3], double hi[3]) const {
     const double pad = static_cast<double>(s_.boundary_layers) * s_.spacing;

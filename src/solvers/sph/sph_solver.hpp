@@ -58,39 +58,11 @@ struct Settings {
     long long n_fluid = 0;                     // diagnostic
 };
 
-class SphSolver final : public EngineSolver<Engine, HostState, make_cpu_engine, make_cuda_engine> {
+class SphSolver final : public EngineSolver<SphSolver, Engine, HostState, make_cpu_engine, make_cuda_engine> {
 public:
     explicit SphSolver(Backend backend = Backend::Cpu);
 
-    std::string_view kind() const override { return "sph"; }
-    SolverTraits traits() const override {
-        SolverTraits t;
-        t.liquid = true;
-        t.turn_param = "barrier_angle";
-        t.turn_rate_param = "barrier_rotation_rate";
-        // dt follows the speed of sound (CFL), so a stiffer fluid is slower, not less stable.
-        t.instability_advice = "try a larger speed of sound, a smaller CFL number or largest time step, or more "
-                               "viscosity";
-        t.stat_scales = {{"density_mean", "kg/m^3", 0.1},
-                         {"density_max_error", "", 1e-4},
-                         {"density_error_mean", "", 1e-5},
-                         {"pressure_max", "Pa", 1.0},
-                         {"neighbors_mean", "", 0.1},
-                         {"front_x", "m", 1e-3},
-                         {"n_fluid", "", 1, true},
-                         {"barrier_angle", "deg", 0.05},
-                         {"density_iterations", "", 1, true},  // dfsph, iisph
-                         {"density_residual", "", 1e-6},
-                         {"divergence_iterations", "", 1, true},
-                         {"divergence_residual", "", 1e-6},
-                         {"viscosity_iterations", "", 1, true},  // viscosity_solver implicit
-                         {"viscosity_residual", "", 1e-6}};
-        return t;
-    }
-    int dimension() const override { return 2; }
     const std::vector<StageInfo>& stages() const override;
-    std::vector<FieldInfo> fields() const override;
-    void read_field(std::string_view name, std::vector<double>& out) const override;
     double particle_radius() const override { return 0.5 * s_.spacing; }
     void domain(double lo[3], double hi[3]) const override;
     std::vector<Obstacle> obstacles() const override;
@@ -105,7 +77,8 @@ public:
     const Settings& settings() const { return s_; }
     double support_radius() const { return s_.support_factor * s_.spacing; }
 
-protected:
+// The step and the state's hooks (core/solver.hpp, engine_solver.hpp): private, as the class is final.
+private:
     void do_reset() override;
     void run_stage(int index) override;
     double finish_step(Stats& out) override;
@@ -135,7 +108,6 @@ protected:
         blob::get(in, at, s_.n_fluid);
     }
 
-private:
     Config config() const;
     void report(const Sums& s, Stats& out) const;
     // The time step of the step starting now, and which bound set it (Settings::dt_limit).

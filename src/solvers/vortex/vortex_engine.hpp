@@ -3,15 +3,34 @@
 // owns the vortons, the tracers and the vortex-in-cell grid.
 #pragma once
 
+#include <iterator>
 #include <memory>
 #include <vector>
 
+#include "solvers/common/declaration.hpp"
 #include "solvers/vortex/vortex_kernels.hpp"
 
 namespace fs::vortex {
 
-// The stages of one step, in order. emit and bodies run on the host (a few particles, a few
-// bodies); the others are the engine's.
+// The vortex solver declared once (solvers/common/declaration.hpp): its stages, and its state
+// and fields in HostState. The pipeline (vortex_pipeline.hpp) runs the engine's stages.
+class VortexSolver;
+
+// The stages of one step, in order; Stage indexes them. emit and bodies run on the host (a few
+// particles, a few bodies); the others are the engine's.
+inline constexpr StageDecl kStages[] = {
+    {"emit", "series part 11: flames emit hot vortons and tracers"},
+    {"velocity", "series parts 3 and 6: u from vorticity (Biot-Savart or vortex-in-cell)"},
+    {"buoyancy", "series parts 8 and 10: D omega/Dt = (g x grad T)/T, heat diffusion"},
+    {"half_step", "midpoint rule (Hairer et al. II.1): x, omega advanced dt/2 with the first rates"},
+    {"midpoint_velocity", "midpoint rule: u, grad u again at the half step"},
+    {"stretch", "series part 3: d omega/dt = (omega . grad) u + nu lap omega, from the step's start "
+                "(Adams-Bashforth: with the last step's rate, Hairer et al. III.5)"},
+    {"advect", "series part 3: x += dt u, from the step's start (Adams-Bashforth: u with the last step's)"},
+    {"collide", "vortex article: SolveBoundaryConditions, CollideVortonsSlice, CollideTracersSlice"},
+    {"bodies", "series part 4: bodies take the fluid's impulse"},
+    {"remesh", "vortons re-created on the grid (optional)"},
+};
 enum Stage : int {
     kEmit = 0,          // flames emit hot vortons and tracers
     kVelocity,          // u (and grad u, psi) from vorticity: direct Biot-Savart or vortex-in-cell
@@ -25,6 +44,7 @@ enum Stage : int {
     kRemesh,            // optional: vortons re-created on the grid's nodes
     kStageCount
 };
+static_assert(kStageCount == std::size(kStages));
 
 enum VelocityMethod : int { kDirect = 0, kGrid = 1 };
 
@@ -84,6 +104,11 @@ struct PanelForce {
     dvec3 impulse_rate{0.0}, volume_velocity{0.0};
 };
 
+struct HostState;
+// The species field: 0 for a vorton, 1 for a tracer (vortex_solver.cpp).
+void read_species(const VortexSolver& solver, const HostState& s, std::vector<double>& out);
+
+// The vortons (v...) and the tracers (t...). The fields read the vortons first, then the tracers.
 struct HostState {
     std::vector<dvec3> vpos, omega;
     std::vector<double> radius, vtemp;
@@ -106,23 +131,26 @@ struct HostState {
     // last's).
     std::vector<dvec3> vvel, tvel;
     // Every part that travels, in checkpoint order (EngineSolver); the velocities are derived.
-    template <class S, class F>
-    static void each(S& s, F&& f) {
-        f(s.vpos);
-        f(s.omega);
-        f(s.radius);
-        f(s.vtemp);
-        f(s.vid);
-        f(s.tpos);
-        f(s.ttemp);
-        f(s.tid);
-        f(s.grid_shape);
-        f(s.vvel_last);
-        f(s.vrate_last);
-        f(s.tvel_last);
-        f(s.vhas_last);
-        f(s.thas_last);
-        f(s.last_dt);
+    static constexpr auto parts() {
+        return std::tuple{&HostState::vpos,      &HostState::omega,      &HostState::radius,    &HostState::vtemp,
+                          &HostState::vid,       &HostState::tpos,       &HostState::ttemp,     &HostState::tid,
+                          &HostState::grid_shape, &HostState::vvel_last, &HostState::vrate_last, &HostState::tvel_last,
+                          &HostState::vhas_last, &HostState::thas_last, &HostState::last_dt};
+    }
+    // A field's rows: the vortons', then the tracers' (a tracer's vorticity reads 0).
+    static std::size_t rows(const HostState& s) { return s.vpos.size() + s.tpos.size(); }
+    // The fields the Solver API reads and the window draws.
+    static constexpr auto fields() {
+        return std::tuple{
+            field("position", "m", "vortons first, then tracers", &HostState::vpos, &HostState::tpos),
+            field("velocity", "m/s", "fluid velocity at the particle", &HostState::vvel, &HostState::tvel),
+            norm("speed", "m/s", "|velocity|", &HostState::vvel, &HostState::tvel),
+            field("vorticity", "1/s", "a vorton's vorticity (0 for tracers)", &HostState::omega),
+            norm("vorticity_magnitude", "1/s", "|vorticity|", &HostState::omega),
+            field("temperature", "K", "particle temperature", &HostState::vtemp, &HostState::ttemp),
+            computed("species", "", "0 vorton, 1 tracer", 1, &read_species),
+            field("id", "", "index at creation (vortons and tracers count separately)", &HostState::vid,
+                  &HostState::tid)};
     }
 };
 

@@ -131,24 +131,33 @@ public:
     std::vector<PanelSheet> panel_sheet() const override { return panels_.sheet(); }
     const BoundaryElements<Exec>& boundary_elements() const { return panels_; }
 
+    // Each declared stage's method, in kStages order; none for the stages the solver runs on the
+    // host (emit, bodies).
+    static constexpr auto runs() {
+        using R = StageRun<Pipeline, const Config&>;
+        return std::array{R{"emit", nullptr},
+                          R{"velocity", &Pipeline::first_velocity},
+                          R{"buoyancy", &Pipeline::buoyancy},
+                          R{"half_step", &Pipeline::half_step},
+                          R{"midpoint_velocity", &Pipeline::midpoint_velocity},
+                          R{"stretch", &Pipeline::stretch},
+                          R{"advect", &Pipeline::advect},
+                          R{"collide", &Pipeline::collide},
+                          R{"bodies", nullptr},
+                          R{"remesh", &Pipeline::remesh}};
+    }
     void run_stage(int stage, const Config& c) override {
-        switch (stage) {
-            case kVelocity: velocity(c, true); break;
-            case kBuoyancy: buoyancy(c); break;
-            case kHalfStep: half_step(c); break;
-            case kMidpointVelocity:
-                if (c.integrator == kMidpoint) velocity(c, false);
-                break;
-            case kStretch: stretch(c); break;
-            case kAdvect: advect(c); break;
-            case kCollide: collide(c); break;
-            case kRemesh: remesh(c); break;
-            default: break;
-        }
+        static_assert(stage_runs_agree(kStages, runs()), "runs() must name kStages' stages in order");
+        run_declared_stage(*this, stage, c);
     }
 
     // ---- velocity from vorticity -------------------------------------------------------------
 
+    void first_velocity(const Config& c) { velocity(c, true); }
+    // The midpoint rule's second evaluation (nothing under the other integrators).
+    void midpoint_velocity(const Config& c) {
+        if (c.integrator == kMidpoint) velocity(c, false);
+    }
     // `first`: the step's first evaluation, whose grid the buoyancy stage reads (the midpoint
     // rule's second needs only the velocity and its derivatives).
     void velocity(const Config& c, bool first) {

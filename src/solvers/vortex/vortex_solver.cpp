@@ -13,74 +13,33 @@ namespace fs::vortex {
 const std::vector<std::string> kShapeNames = {"none",     "sphere",      "box",     "plate",   "wedge",
                                               "tetrahedron", "airfoil", "planes", "vertices"};
 
-VortexSolver::VortexSolver(Backend backend) : EngineSolver(backend) { register_params(); }
-
-const std::vector<StageInfo>& VortexSolver::stages() const {
-    static const std::vector<StageInfo> kStages = {
-        {"emit", "series part 11: flames emit hot vortons and tracers"},
-        {"velocity", "series parts 3 and 6: u from vorticity (Biot-Savart or vortex-in-cell)"},
-        {"buoyancy", "series parts 8 and 10: D omega/Dt = (g x grad T)/T, heat diffusion"},
-        {"half_step", "midpoint rule (Hairer et al. II.1): x, omega advanced dt/2 with the first rates"},
-        {"midpoint_velocity", "midpoint rule: u, grad u again at the half step"},
-        {"stretch", "series part 3: d omega/dt = (omega . grad) u + nu lap omega, from the step's start "
-                    "(Adams-Bashforth: with the last step's rate, Hairer et al. III.5)"},
-        {"advect", "series part 3: x += dt u, from the step's start (Adams-Bashforth: u with the last step's)"},
-        {"collide", "vortex article: SolveBoundaryConditions, CollideVortonsSlice, CollideTracersSlice"},
-        {"bodies", "series part 4: bodies take the fluid's impulse"},
-        {"remesh", "vortons re-created on the grid (optional)"},
-    };
-    return kStages;
+namespace {
+// What the app asks of the solver beyond its parameters (core/solver.hpp, SolverTraits).
+SolverTraits vortex_traits() {
+    SolverTraits t;
+    t.turn_param = "barrier_angle";  // body 1's turn
+    t.turn_rate_param = "barrier_rotation_rate";
+    t.instability_advice = "try a smaller time step, thicker cores, some viscosity, or remeshing";
+    t.stat_scales = {{"n_vortons", "", 1, true},
+                     {"n_tracers", "", 1, true},
+                     {"enstrophy", "m^3/s^2", 1e-9},
+                     {"grid_nodes", "", 1, true},
+                     {"vorton_contacts", "", 1, true},
+                     {"heat", "J", 1e-9},  // body<N>_heat, lift, drag and their coefficients
+                     {"lift", "N", 1e-9},
+                     {"drag", "N", 1e-9},
+                     {"lift_coefficient", "", 1e-6},
+                     {"drag_coefficient", "", 1e-6}};
+    return t;
 }
+}  // namespace
 
-std::vector<FieldInfo> VortexSolver::fields() const {
-    return {{"position", 3, "m", "vortons first, then tracers"},
-            {"velocity", 3, "m/s", "fluid velocity at the particle"},
-            {"speed", 1, "m/s", "|velocity|"},
-            {"vorticity", 3, "1/s", "a vorton's vorticity (0 for tracers)"},
-            {"vorticity_magnitude", 1, "1/s", "|vorticity|"},
-            {"temperature", 1, "K", "particle temperature"},
-            {"species", 1, "", "0 vorton, 1 tracer"},
-            {"id", 1, "", "index at creation (vortons and tracers count separately)"}};
-}
+VortexSolver::VortexSolver(Backend backend)
+    : EngineSolver(backend, "vortex", 3, vortex_traits(), stage_infos(kStages)) { register_params(); }
 
-void VortexSolver::read_field(std::string_view name, std::vector<double>& out) const {
-    HostState s;
-    engine_->download(s);
-    out.clear();
-    const std::size_t nv = s.vpos.size(), nt = s.tpos.size();
-    auto vec3 = [&](const std::vector<dvec3>& a, const std::vector<dvec3>* b) {
-        for (const dvec3& v : a) out.insert(out.end(), {v.x, v.y, v.z});
-        if (b)
-            for (const dvec3& v : *b) out.insert(out.end(), {v.x, v.y, v.z});
-        else
-            out.resize(out.size() + 3 * nt, 0.0);
-    };
-    if (name == "position") {
-        vec3(s.vpos, &s.tpos);
-    } else if (name == "velocity") {
-        vec3(s.vvel, &s.tvel);
-    } else if (name == "vorticity") {
-        vec3(s.omega, nullptr);
-    } else if (name == "speed") {
-        for (const dvec3& v : s.vvel) out.push_back(glm::length(v));
-        for (const dvec3& v : s.tvel) out.push_back(glm::length(v));
-    } else if (name == "vorticity_magnitude") {
-        for (const dvec3& v : s.omega) out.push_back(glm::length(v));
-        out.resize(nv + nt, 0.0);
-    } else if (name == "temperature") {
-        out.assign(s.vtemp.begin(), s.vtemp.end());
-        out.insert(out.end(), s.ttemp.begin(), s.ttemp.end());
-    } else if (name == "species") {
-        out.assign(nv, 0.0);
-        out.resize(nv + nt, 1.0);
-    } else if (name == "id") {
-        out.assign(s.vid.begin(), s.vid.end());
-        out.insert(out.end(), s.tid.begin(), s.tid.end());
-    } else {
-        throw ParamError("the vortex solver has no field '" + std::string(name) +
-                         "' (allowed: position, velocity, speed, vorticity, vorticity_magnitude, temperature, "
-                         "species, id)");
-    }
+void read_species(const VortexSolver& /*solver*/, const HostState& s, std::vector<double>& out) {
+    out.assign(s.vpos.size(), 0.0);
+    out.resize(s.vpos.size() + s.tpos.size(), 1.0);
 }
 
 void VortexSolver::domain(double lo[3], double hi[3]) const {

@@ -152,32 +152,10 @@ extern const std::vector<std::string> kShapeNames;
 enum BodyModel : int { kCollisions = 0, kBoundaryElements = 1 };
 enum ShapeIndex : int { kNone = 0, kShapeSphere, kBox, kPlate, kWedge, kTetrahedron, kAirfoil, kPlanes, kVertices };
 
-class VortexSolver final : public EngineSolver<Engine, HostState, make_cpu_engine, make_cuda_engine> {
+class VortexSolver final : public EngineSolver<VortexSolver, Engine, HostState, make_cpu_engine, make_cuda_engine> {
 public:
     explicit VortexSolver(Backend backend = Backend::Cpu);
 
-    std::string_view kind() const override { return "vortex"; }
-    SolverTraits traits() const override {
-        SolverTraits t;
-        t.turn_param = "barrier_angle";  // body 1's turn
-        t.turn_rate_param = "barrier_rotation_rate";
-        t.instability_advice = "try a smaller time step, thicker cores, some viscosity, or remeshing";
-        t.stat_scales = {{"n_vortons", "", 1, true},
-                         {"n_tracers", "", 1, true},
-                         {"enstrophy", "m^3/s^2", 1e-9},
-                         {"grid_nodes", "", 1, true},
-                         {"vorton_contacts", "", 1, true},
-                         {"heat", "J", 1e-9},  // body<N>_heat, lift, drag and their coefficients
-                         {"lift", "N", 1e-9},
-                         {"drag", "N", 1e-9},
-                         {"lift_coefficient", "", 1e-6},
-                         {"drag_coefficient", "", 1e-6}};
-        return t;
-    }
-    int dimension() const override { return 3; }
-    const std::vector<StageInfo>& stages() const override;
-    std::vector<FieldInfo> fields() const override;
-    void read_field(std::string_view name, std::vector<double>& out) const override;
     // "position" (vortons, then tracers) and "vorticity" (the vortons'; the tracers' rows must be 0).
     std::vector<std::string> writable_fields() const override { return {"position", "vorticity"}; }
     void write_field(std::string_view name, const std::vector<double>& values) override;
@@ -196,7 +174,8 @@ public:
     Config config() const;
     void check_params() const override;
 
-protected:
+// The step and the state's hooks (core/solver.hpp, engine_solver.hpp): private, as the class is final.
+private:
     void do_reset() override;
     void run_stage(int index) override;
     double finish_step(Stats& out) override;
@@ -206,7 +185,6 @@ protected:
     void save_extra(std::vector<char>& out) const override;
     void load_extra(const std::vector<char>& in, std::size_t& at) override;
 
-private:
     void register_params();                       // vortex_params.cpp
     void build_bodies();                          // vortex_bodies.cpp
     void build_panels();                          //
