@@ -53,6 +53,7 @@ public:
 
     void set_systems(const std::vector<std::shared_ptr<const PanelSystem>>& systems) {
         systems_ = systems;
+        placed_ = false;
         for (auto& row : coupling_)
             for (auto& m : row) m.clear();
     }
@@ -62,8 +63,13 @@ public:
         return false;
     }
 
-    // The panels placed where the bodies are (body space to world), and their centres.
+    // The panels placed where the bodies are (body space to world), their centres and quadrature
+    // points; kept while every body stands where it stood (static bodies: once).
     void place(const std::vector<BodyShape>& bodies) {
+        if (placed_ && same_poses(bodies)) return;
+        placed_ = true;
+        placed_poses_.clear();
+        for (const BodyShape& b : bodies) placed_poses_.push_back({b.kind, b.pose.position, b.pose.orientation});
         world_.clear();
         ranges_ = PanelBodies{};
         for (int b = 0; b < kMaxBodies; ++b) {
@@ -335,7 +341,23 @@ public:
     const std::vector<Panel>& world_panels() const { return world_; }
 
 private:
+    struct PlacedPose {
+        int kind;
+        dvec3 position;
+        dmat3 orientation;
+    };
+    bool same_poses(const std::vector<BodyShape>& bodies) const {
+        if (bodies.size() != placed_poses_.size()) return false;
+        for (std::size_t b = 0; b < bodies.size(); ++b)
+            if (bodies[b].kind != placed_poses_[b].kind || bodies[b].pose.position != placed_poses_[b].position ||
+                bodies[b].pose.orientation != placed_poses_[b].orientation)
+                return false;
+        return true;
+    }
+
     std::vector<std::shared_ptr<const PanelSystem>> systems_;
+    bool placed_ = false;
+    std::vector<PlacedPose> placed_poses_;
     std::vector<Panel> world_;
     std::vector<dvec3> centres_host_, ucol_host_, ufluid_host_;
     std::vector<PanelSheet> sheet_;
