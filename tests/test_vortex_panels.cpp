@@ -172,6 +172,11 @@ TEST(VortexPanels, RingAtAWallSpreadsAsTheRingAndImageModel) {
     std::printf("until then: radius off by at most %.3f, gap by %.3f of the start's; circulation by %.3f "
                 "through 12 s (at 12 s R = %.3f m, gap %.3f m)\n",
                 worst_radius, worst_gap, worst_circulation, run.back().radius, run.back().gap);
+    for (int t : {8, 10, 11, 12}) {
+        const RingSample& r = run[static_cast<std::size_t>(t * 60)];
+        std::printf("t = %2d s: R = %.3f m, gap %.3f m, circulation %+.3f of the start's\n", t, r.radius, r.gap,
+                    r.circulation / gamma0 - 1.0);
+    }
     EXPECT_GE(radius_at_2sigma, 1.5);
     EXPECT_LT(worst_radius, 0.10);
     EXPECT_LT(worst_gap, 0.10);
