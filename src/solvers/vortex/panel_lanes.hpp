@@ -1,19 +1,22 @@
-// The tracers' panel sum (BoundaryElements::add_to_tracers) four panels at a time: the panels as
-// structure-of-arrays doubles, each body's padded to whole lanes, and one kernel body over a lane
-// type, one double (the CUDA threads, hosts without AVX2, the tests' comparisons) or four (hosts
-// with AVX2 and FMA, chosen at run time; the project is compiled without -march, so the wide
-// instantiation is compiled in a function carrying target("avx2,fma") and flatten, as the direct
-// sum's lanes, direct_sum.hpp).
+// The panels' sums at the particles (BoundaryElements::add_to_tracers, add_to_vortons) four panels
+// at a time: the panels as structure-of-arrays doubles, each body's padded to whole lanes, and one
+// kernel body over a lane type, one double (the CUDA threads, hosts without AVX2, the tests'
+// comparisons) or four (hosts with AVX2 and FMA, chosen at run time; the project is compiled
+// without -march, so the wide instantiation is compiled in a function carrying target("avx2,fma")
+// and flatten, as the direct sum's lanes, direct_sum.hpp).
 //
-// Each lane takes add_panel_coarse's point source (Hess and Smith 1967: a panel of source density
-// q and area A seen from beyond one panel size as a point source of strength q A); a lane nearer
-// than one panel size is masked out and that panel taken by add_panel's quadrature, in double,
-// one at a time. The wide lanes' 1/sqrt is the float estimate (12 bits) with two Newton steps in
-// double, y (3 - r^2 y^2) / 2, each squaring the relative error: below 1e-13, and the lanes' sums
-// differ from the one-lane body's panel-by-panel sum only in their order (the tests compare them).
+// Each lane takes the point source of a panel beyond add_panel_coarse's one panel size (tracers)
+// or add_panel's four (vortons) (Hess and Smith 1967: a panel of source density q and area A seen
+// from afar as a point source of strength q A); a lane nearer is masked out and that panel taken,
+// one at a time, by add_panel's quadrature, its 16 or 64 points (precomputed per panel:
+// quadrature_points) in lanes. The wide lanes' 1/sqrt is the float estimate (12 bits) with two
+// Newton steps in double, y (3 - r^2 y^2) / 2, each squaring the relative error: below 1e-13, and
+// the sums differ from add_panel's panel-by-panel ones only in their order (within 1e-14 in
+// tests/test_vortex_panels.cpp, LaneSumsMatchThePanelByPanelSums).
 //
 // Why: the plate over flames under boundary elements spent 77% of a step (150 ms on one thread,
-// 49 000 tracers, about 350 panels) in the scalar sum, 26 cycles a tracer and panel.
+// 49 000 tracers, 348 panels) in the scalar tracer sum, 26 cycles a tracer and panel, and 17% in
+// the vortons' (their quadrature).
 #pragma once
 
 #include <cmath>
