@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/buffer.hpp"
+#include "solvers/vortex/panel_lanes.hpp"
 #include "solvers/vortex/panels.hpp"
 #include "solvers/vortex/vortex_engine.hpp"
 
@@ -52,6 +53,7 @@ public:
 
     void set_systems(const std::vector<std::shared_ptr<const PanelSystem>>& systems) {
         systems_ = systems;
+        placed_ = false;
         for (auto& row : coupling_)
             for (auto& m : row) m.clear();
     }
@@ -61,8 +63,13 @@ public:
         return false;
     }
 
-    // The panels placed where the bodies are (body space to world), and their centres.
+    // The panels placed where the bodies are (body space to world), their centres and quadrature
+    // points; kept while every body stands where it stood (static bodies: once).
     void place(const std::vector<BodyShape>& bodies) {
+        if (placed_ && same_poses(bodies)) return;
+        placed_ = true;
+        placed_poses_.clear();
+        for (const BodyShape& b : bodies) placed_poses_.push_back({b.kind, b.pose.position, b.pose.orientation});
         world_.clear();
         ranges_ = PanelBodies{};
         for (int b = 0; b < kMaxBodies; ++b) {
@@ -87,6 +94,8 @@ public:
         for (std::size_t i = 0; i < world_.size(); ++i) centres_host_[i] = world_[i].centre;
         panels_.copy_from_host(world_);
         centres_.copy_from_host(centres_host_);
+        panel_lanes::quadrature_points(world_, quad_host_);
+        quad_.copy_from_host(quad_host_);
         ucol_.resized(world_.size());
     }
     View<const dvec3> centres() const { return centres_.cview(); }
@@ -133,6 +142,10 @@ public:
             if (!(change > 1e-10 * largest)) break;
         }
         q_.copy_from_host(q_host_);
+        panel_lanes::pack(world_, q_host_, ranges_.begin, ranges_.end, lanes_host_, lane_src_);
+        lanes_.copy_from_host(lanes_host_);
+        lane_src_.d = lanes_.data();
+        lane_src_.quad = quad_.data();
         // Each body's multipole about its centre, for the far tracers.
         for (int b = 0; b < kMaxBodies; ++b) {
             PanelMultipole& mp = ranges_.far[b];
@@ -230,16 +243,26 @@ public:
         auto panels = panels_.cview();
         auto q = q_.cview();
         const PanelBodies r = ranges_;
+        const panel_lanes::Sources src = lane_src_;
+        const bool wide = wide_lanes();
         auto part = parts_.resized(static_cast<std::size_t>(n));
-        exec.parallel_for(n, FS_LAMBDA(int i) {
+        // In chunks: a thousand vortons near a body (each a quadrature of hundreds of panels) are
+        // too few for parallel_for's threads, and ran on one.
+        exec.parallel_chunks(n, 16, FS_LAMBDA(int i) {
             const dvec3 x = pos[i], w = omega[i];
             const dvec3 a = vorton_volume(radius[i], overlap) * w;
             PanelForceSums f;
             dvec3 u(0.0), s(0.0);
             for (int b = 0; b < kMaxBodies; ++b) {
                 if (r.end[b] <= r.begin[b]) continue;
-                PanelInduced acc;
-                for (int j = r.begin[b]; j < r.end[b]; ++j) add_panel(acc, panels[j], q[j], x, w, true, true);
+                // add_panel's sum over the body's panels, four at a time on hosts with AVX2.
+#if defined(FS_PANEL_AVX2)
+                const PanelInduced acc = wide ? panel_lanes::vorton_panels_avx2(src, b, panels.data, q.data, x, w)
+                                              : panel_lanes::vorton_panels<panel_lanes::D1>(src, b, panels.data,
+                                                                                            q.data, x, w);
+#else
+                const PanelInduced acc = panel_lanes::vorton_panels<panel_lanes::D1>(src, b, panels.data, q.data, x, w);
+#endif
                 u += acc.u;
                 s += acc.stretch;
                 // d/dt of the vortons' impulse (1/2) x x alpha under this body's panels, and the
@@ -252,19 +275,24 @@ public:
             vel[i] += u;
             str[i] += s;
             part[i] = f;
+            (void)wide;
         });
         auto parts = parts_.cview();
         sums_ = exec.transform_reduce(n, PanelForceSums{}, FS_LAMBDA(int i) { return parts[i]; }, PanelForceOp{});
     }
 
-    // The panels' velocity at the tracers: the panels near a body (add_panel_coarse), its
-    // multipole beyond three bounding radii (multipole_velocity; its error there is below (1/3)^2 of the dipole's field,
-    // itself under 4% of the body's speed).
+    // The panels' velocity at the tracers: the panels near a body (add_panel_coarse, four at a
+    // time on hosts with AVX2: panel_lanes.hpp), its multipole beyond three bounding radii
+    // (multipole_velocity; its error there is below (1/3)^2 of the dipole's field, itself under
+    // 4% of the body's speed).
     void add_to_tracers(Exec& exec, View<const dvec3> pos, View<dvec3> vel) {
         auto panels = panels_.cview();
         auto q = q_.cview();
         const PanelBodies r = ranges_;
-        exec.parallel_for(pos.size, FS_LAMBDA(int i) {
+        const panel_lanes::Sources src = lane_src_;
+        const bool wide = wide_lanes();
+        // In chunks: a tracer within a panel's size of a body costs a quadrature, the others not.
+        exec.parallel_chunks(pos.size, 256, FS_LAMBDA(int i) {
             const dvec3 x = pos[i];
             dvec3 u(0.0);
             for (int b = 0; b < kMaxBodies; ++b) {
@@ -273,13 +301,28 @@ public:
                     u += multipole_velocity(r.far[b], x);
                     continue;
                 }
-                PanelInduced acc;
-                for (int j = r.begin[b]; j < r.end[b]; ++j) add_panel_coarse(acc, panels[j], q[j], x);
-                u += acc.u;
+#if defined(FS_PANEL_AVX2)
+                if (wide) {
+                    u += panel_lanes::tracer_panels_avx2(src, b, panels.data, q.data, x);
+                    continue;
+                }
+#endif
+                u += panel_lanes::tracer_panels<panel_lanes::D1>(src, b, panels.data, q.data, x);
             }
+            (void)wide;
             vel[i] += u;
         });
     }
+    // Whether the tracers' panel sum takes four lanes (a host with AVX2 and FMA, unless a test
+    // limits it to one: one_lane()).
+    bool wide_lanes() const {
+#if defined(FS_PANEL_AVX2)
+        return kSpace == MemorySpace::Host && !one_lane_ && panel_lanes::host_has_avx2();
+#else
+        return false;
+#endif
+    }
+    void one_lane(bool on) { one_lane_ = on; }
 
     // The force on body b (Wu 1981, eq. 2.1, with the body's inside taken as fluid in rigid
     // motion): F = -rho d/dt (1/2) int x x omega + rho d/dt (V U). Its vorticity is the vortons'
@@ -298,7 +341,23 @@ public:
     const std::vector<Panel>& world_panels() const { return world_; }
 
 private:
+    struct PlacedPose {
+        int kind;
+        dvec3 position;
+        dmat3 orientation;
+    };
+    bool same_poses(const std::vector<BodyShape>& bodies) const {
+        if (bodies.size() != placed_poses_.size()) return false;
+        for (std::size_t b = 0; b < bodies.size(); ++b)
+            if (bodies[b].kind != placed_poses_[b].kind || bodies[b].pose.position != placed_poses_[b].position ||
+                bodies[b].pose.orientation != placed_poses_[b].orientation)
+                return false;
+        return true;
+    }
+
     std::vector<std::shared_ptr<const PanelSystem>> systems_;
+    bool placed_ = false;
+    std::vector<PlacedPose> placed_poses_;
     std::vector<Panel> world_;
     std::vector<dvec3> centres_host_, ucol_host_, ufluid_host_;
     std::vector<PanelSheet> sheet_;
@@ -306,7 +365,10 @@ private:
     PanelBodies ranges_;
     Buffer<Panel> panels_{kSpace};
     Buffer<dvec3> centres_{kSpace}, ucol_{kSpace}, ufluid_{kSpace};
-    Buffer<double> q_{kSpace};
+    Buffer<double> q_{kSpace}, lanes_{kSpace}, quad_{kSpace};
+    std::vector<double> lanes_host_, quad_host_;
+    panel_lanes::Sources lane_src_;
+    bool one_lane_ = false;
     Buffer<PanelForceSums> parts_{kSpace};
     PanelForceSums sums_;
     std::vector<double> coupling_[kMaxBodies][kMaxBodies];  // couple()
