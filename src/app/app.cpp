@@ -234,6 +234,8 @@ void App::publish_page_state() {
         j["first_gl_error"] = static_cast<unsigned>(first_gl_error_);
         j["recording"] = capture_.recording();
         j["work_ms"] = {{"steps", work_ms_[0]}, {"panels", work_ms_[1]}, {"gl", work_ms_[2]}};
+        j["threaded"] = kBrowserThreads;  // the threaded page's program (index-threads.js)
+        j["threads"] = cpu_threads();     // the most its steps use (the governor may take fewer)
         page::publish_state(j.dump());
     }
 }
@@ -699,7 +701,8 @@ int run_app(const Options& o) {
     // OpenMP's barriers then wait on descheduled threads (an MGPCG step went from 18 ms to
     // seconds). The drawing's own helper threads yield instead (yield_software_rasteriser).
     const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    set_cpu_threads(o.threads > 0 ? o.threads : std::max(1, cores - 1));
+    // The threaded page steps on the page's thread (own_thread below), so its loops take every core.
+    set_cpu_threads(o.threads > 0 ? o.threads : kBrowserThreads ? cores : std::max(1, cores - 1));
     HostConfig config;
     config.scene = o.scene;
     config.backend = o.backend;

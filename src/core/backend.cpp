@@ -4,7 +4,13 @@
 #include <omp.h>
 #endif
 
+#include <algorithm>
 #include <atomic>
+#include <thread>
+
+#ifdef FS_THREAD_POOL
+#include "core/thread_pool.hpp"
+#endif
 
 namespace fs {
 
@@ -31,11 +37,22 @@ int cpu_threads() {
 #ifdef _OPENMP
     const int n = g_cpu_threads.load();
     return n > 0 ? n : omp_get_max_threads();
+#elif defined(FS_THREAD_POOL)
+    // The browser's threaded page: its pool's threads (set_cpu_threads reserves them).
+    const int n = g_cpu_threads.load();
+    return n > 0 ? n : 1;
 #else
-    return 1;  // a build without OpenMP (the browser's): every loop runs on the calling thread
+    return 1;  // a build without OpenMP (the single-threaded page): every loop runs on the calling thread
 #endif
 }
 void set_cpu_threads(int n) {
+#ifdef FS_THREAD_POOL
+    // No more than the workers the page started (PTHREAD_POOL_SIZE) and its own thread: a
+    // std::thread beyond them would wait for the page's thread, which waits for it.
+    const int most = std::max(1, std::min(static_cast<int>(std::thread::hardware_concurrency()), 8));
+    n = std::min(n, most);
+    if (n > 1) ThreadPool::instance().reserve(n);
+#endif
     g_cpu_threads.store(n > 0 ? n : 0);
 #ifdef _OPENMP
     if (n > 0) omp_set_num_threads(n);

@@ -1,5 +1,5 @@
 // Which target this build runs on, for the few places that differ: the browser build (make web,
-// Emscripten: WebAssembly, WebGL2, no threads) or a desktop. Everything else is the same code.
+// Emscripten: WebAssembly, WebGL2; threads only in its threaded page) or a desktop. Everything else is the same code.
 #pragma once
 
 namespace fs {
@@ -8,6 +8,13 @@ namespace fs {
 inline constexpr bool kInBrowser = true;
 #else
 inline constexpr bool kInBrowser = false;
+#endif
+// The browser's threaded page (make web's index-threads.js: FS_WEB_THREADS): the CPU executor's
+// loops run on core/thread_pool.hpp's workers.
+#ifdef FS_THREAD_POOL
+inline constexpr bool kBrowserThreads = true;
+#else
+inline constexpr bool kBrowserThreads = false;
 #endif
 
 }  // namespace fs
