@@ -170,6 +170,8 @@ def main():
         browser.close()
         server.close()
     for program in ('index', 'index-threads'):
+        if not os.path.isfile(os.path.join(a.web_dir, program + '.js')):
+            continue
         raw, packed = download_size(a.web_dir, program)
         report.setdefault('download_bytes', {})[program] = raw
         report.setdefault('download_gzip_bytes', {})[program] = packed
