@@ -2,10 +2,12 @@
 // headless (--headless), benchmarks it (--bench) or lists what there is (--list-scenes,
 // --list-params). The headless contract is documented in docs/command-line.md.
 #include <cstdio>
+#include <string>
 
 #include "cli/options.hpp"
 #include "core/version.hpp"
 #include "headless/runner.hpp"
+#include "solvers/solvers.hpp"
 #if FS_HAVE_APP
 #include "app/app.hpp"
 #else
@@ -14,7 +16,9 @@
 
 int main(int argc, char** argv) {
     int code = fs::kExitOk;
-    auto options = fs::parse_options(argc, argv, code);
+    std::string solvers;  // --help lists the catalogue
+    for (const fs::SolverKind& k : fs::solver_kinds()) solvers += "  " + k.name + ": " + k.description + "\n";
+    auto options = fs::parse_options(argc, argv, code, solvers);
 #ifdef __EMSCRIPTEN__
     // The browser build's arguments come from the page's URL (src/web/shell.html). Ones it cannot
     // take (an unknown scene, a bad --set) were printed, and the page shows them; it opens the

@@ -1,4 +1,4 @@
-// The Euler particle solver (seed 000): detectors agree, conservation laws hold, results do not
+// The Euler particle solver (the particle tutorial): detectors agree, conservation laws hold, results do not
 // depend on thread count or on how the step is driven.
 #include <gtest/gtest.h>
 
@@ -251,7 +251,7 @@ TEST(EulerIntegration, FreeFallIsSemiImplicitEulerExactly) {
     EXPECT_NEAR(s.time(), n * 0.01, 1e-12);
 }
 
-// seed 000, bounce_on_borders: a particle that crossed a border is put back on it, its normal
+// the particle tutorial, bounce_on_borders: a particle that crossed a border is put back on it, its normal
 // velocity reversed, and its velocity scaled by the damping (the tutorial's 0.9).
 TEST(EulerWalls, ABounceReversesTheNormalVelocityAndDampsIt) {
     EulerSolver s;

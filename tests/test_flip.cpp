@@ -1,4 +1,4 @@
-// The PIC/FLIP solver (seed 001): transfers, the divergence operator, the tank at rest,
+// The PIC/FLIP solver (the PIC-FLIP assignment): transfers, the divergence operator, the tank at rest,
 // determinism, CUDA parity.
 #include <gtest/gtest.h>
 
@@ -428,7 +428,7 @@ VolumeChange volume_change(FlipSolver& s, double seconds) {
 TEST(FlipVolume, TooFewJacobiSweepsLoseTheTanksVolume) {
     // A tank at rest 12 cells deep: 20 Jacobi sweeps cannot carry the pressure from the surface
     // to the floor, the water sinks into itself and fluid_volume shows it; 500 sweeps hold it
-    // (seed 001: 500-1000).
+    // (the PIC-FLIP assignment: 500-1000).
     auto tank = [](int sweeps) {
         FlipSolver s;
         set(s, "domain_size", "0.5,0.5,0.5");
@@ -457,7 +457,7 @@ VolumeChange dam_break_volume_change(double correction) {
 
 TEST(FlipVolume, CorrectionKeepsTheDamBreaksVolume) {
     // Without correction FLIP particles drift together and the water loses volume whatever the
-    // pressure solver (seed 001 as it is); the correction keeps it within 2% all the way.
+    // pressure solver (the PIC-FLIP assignment as it is); the correction keeps it within 2% all the way.
     // Printed: the figures for the closing note.
     const VolumeChange off = dam_break_volume_change(0.0), on = dam_break_volume_change(0.5);
     std::printf("dam break 2 s, volume change: correction off %.2f%% (largest %.2f%%), 0.5: %.2f%% (largest %.2f%%)\n",

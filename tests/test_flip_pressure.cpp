@@ -1,4 +1,4 @@
-// The FLIP pressure solve (seed 001, "Pressure Projection"): the operator is symmetric positive
+// The FLIP pressure solve (the PIC-FLIP assignment, "Pressure Projection"): the operator is symmetric positive
 // semi-definite and is -dx^2 times divergence of gradient, the gradient is minus the adjoint of the
 // divergence, Jacobi's residual falls, Gauss-Seidel/SOR beats Jacobi, MGPCG converges fast,
 // the three agree, and results do not depend on the thread count.

@@ -2,6 +2,8 @@
 // file, check the benchmark report.
 #include <gtest/gtest.h>
 
+#include "solvers/solvers.hpp"
+
 #include <unistd.h>
 
 #include <cmath>
@@ -215,8 +217,9 @@ TEST(Headless, AMistypedSceneSuggestsTheBundledOneAndHelpNamesEverySolver) {
     EXPECT_EQ(far.output.find("did you mean"), std::string::npos) << far.output;
     const auto help = run_program("--help");
     EXPECT_EQ(help.status, 0) << help.output;
-    for (const char* solver : {"Euler particles", "WCSPH", "PIC/FLIP", "vortex", "optimal transport"})
-        EXPECT_NE(help.output.find(solver), std::string::npos) << solver << " missing from --help";
+    for (const fs::SolverKind& k : fs::solver_kinds())  // the catalogue, each with its line
+        EXPECT_NE(help.output.find("  " + k.name + ": " + k.description), std::string::npos)
+            << k.name << " missing from --help";
 }
 
 // The window's flags with --headless are refused in one line that says what to do instead.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -228,13 +229,25 @@ TEST(OtFreeSurface, ADamBreakKeepsItsAreaAndItsEnergy) {
 TEST(OtFreeSurface, TheBundledDamBreakRunsThroughItsSplash) {
     OtSolver s;
     const double area0 = dam_break(s, 128, {{"jitter", "0"}, {"dt", "0.004"}, {"epsilon", "0.01"}});
-    int restarts = 0;
+    int restarts = 0, steps = 0;
+    double halvings = 0.0;
     while (s.time() < 1.3 - 1e-9) {
         ASSERT_NO_THROW(s.step()) << "t = " << s.time();
         restarts += static_cast<int>(s.stats().get("newton_restarts"));
+        EXPECT_LE(s.stats().get("area_error"), s.settings().newton_tolerance) << "t = " << s.time();
         EXPECT_LE(std::fabs(s.stats().get("total_area") - area0) / area0, s.settings().newton_tolerance);
+        if (s.time() > 0.4) {  // the surge along the floor and the splash
+            halvings += s.stats().get("step_halvings");
+            ++steps;
+        }
     }
     EXPECT_GT(restarts, 0) << "the splash makes the solver start over at least once";
+    // The line search's sufficient decrease (damped_newton) halves less often than Kitagawa,
+    // Merigot & Thibert's 1 - t/2, each halving a pass over the cells: measured here 1.47 a step
+    // after t = 0.4 s against 1.88 with theirs (the bundled scene's steps 101-200: 0.74 against
+    // 2.12), the area error held at the same tolerance (above).
+    EXPECT_LT(halvings / steps, 1.65);
+    std::printf("step halvings a step after t = 0.4 s: %.2f\n", halvings / steps);
 }
 
 // A cell that the weights leave empty (a splash: one particle overtaken by another) gets its

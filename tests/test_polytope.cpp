@@ -1,4 +1,4 @@
-// Convex polytopes of the vortex solver (src/solvers/vortex/polytope.hpp, shapes.hpp; seed 002,
+// Convex polytopes of the vortex solver (src/solvers/vortex/polytope.hpp, shapes.hpp; vortex particles part 13,
 // "Convex Obstacles"): point queries against brute-force and exact geometry, hull and plane-set
 // construction and their error rules, meshes, mass properties, poses.
 #include <gtest/gtest.h>

@@ -103,7 +103,6 @@ TEST(RealTimePacer, ASlowFrameAmongFastOnesIsMadeGood) {
     pacer.set_share(fs::RealTimePacer::kOwnCores);
     const double frame = 1.0 / 60.0;
     double time = 0.0;
-    int k = 0;
     for (int f = 0; f < 600; ++f) {
         pacer.begin_frame(frame);
         double spent = 0.0;
@@ -252,12 +251,16 @@ TEST(PlotScale, NoiseOnAConstantStaysAFlatLine) {
 }
 
 TEST(PlotScale, EveryReportedStatHasItsScaleAndUnit) {
-    // Every scalar stat of each solver (a scene of each, coarsened, one step) has a floor, so no
-    // plot rescales round-off to fill itself.
+    // Every scalar stat of each solver (a scene of each, every SPH pressure solver, coarsened, two
+    // steps) has a floor from the common table or the solver's traits, so no plot rescales
+    // round-off to fill itself.
     const std::pair<const char*, std::vector<std::string>> scenes[] = {
         {"default", {"n_particles=300"}},
         {"sph_barrier", {"spacing=0.04"}},
+        {"sph_barrier", {"spacing=0.04", "pressure_solver=dfsph", "viscosity_solver=implicit"}},
+        {"sph_barrier", {"spacing=0.04", "pressure_solver=iisph"}},
         {"flip_dam_break", {"resolution=12"}},
+        {"ot_rayleigh_taylor", {"resolution=12"}},
         {"vortex_plate_flames", {"tracers=100"}}};
     for (const auto& [name, sets] : scenes) {
         const fs::Scene scene = fs::load_scene(std::string(FS_SOURCE_DIR) + "/scenes/" + name + ".json", fs::solver_names());
@@ -265,14 +268,19 @@ TEST(PlotScale, EveryReportedStatHasItsScaleAndUnit) {
         fs::apply_scene_params(*solver, scene, sets);
         solver->reset();
         solver->step();
+        solver->step();
+        const auto own = solver->traits().stat_scales;
         for (const fs::Stat& st : solver->stats().items()) {
             if (st.is_vector || st.name == "step" || st.name == "t") continue;
-            EXPECT_TRUE(fs::plot_scale(st.name).floor > 0) << name << ": " << st.name;
+            const fs::PlotScale scale = fs::plot_scale(st.name, own);
+            EXPECT_TRUE(scale.floor > 0) << name << ": " << st.name;
+            EXPECT_EQ(scale.count, st.is_count) << name << ": " << st.name;
         }
     }
     EXPECT_EQ(fs::plot_scale("max_speed").unit, "m/s");
-    EXPECT_EQ(fs::plot_scale("body3_heat").unit, "J");
-    EXPECT_TRUE(fs::plot_scale("collisions").count);
+    EXPECT_EQ(fs::plot_scale("collisions").floor, 0.0);  // a solver's own: unknown without its traits
+    const auto vortex = fs::find_solver_kind("vortex")->make(fs::Backend::Cpu)->traits().stat_scales;
+    EXPECT_EQ(fs::plot_scale("body3_heat", vortex).unit, "J");
 }
 
 TEST(PlotScale, StillWaterIsDrawnInTheLowColour) {

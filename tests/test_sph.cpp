@@ -1,4 +1,4 @@
-// The WCSPH solver (seed 003): kernel properties, neighbour search against brute force, the
+// The WCSPH solver (the WCSPH assignment): kernel properties, neighbour search against brute force, the
 // hydrostatic tank, momentum conservation, the barrier, determinism, CUDA parity.
 #include <gtest/gtest.h>
 
@@ -12,6 +12,7 @@
 #include "core/backend.hpp"
 #include "solvers/sph/sph_solver.hpp"
 #include "validation/compare.hpp"
+#include "sph_barrier_runs.hpp"
 
 namespace {
 
@@ -20,11 +21,11 @@ using fs::sph::HostState;
 using fs::sph::SphSolver;
 using glm::dvec2;
 
-void set(SphSolver& s, const std::string& name, const std::string& value) {
-    s.params().at(name).set_text(value);
-}
+using sph_runs::expect_cuda_parity;
+using sph_runs::one_and_two_threads;
+using sph_runs::set;
+using sph_runs::Settings;
 
-using Settings = std::vector<std::pair<std::string, std::string>>;
 
 // ---- kernel (typed over float and double) ----
 
@@ -347,24 +348,6 @@ TEST(SphBarrier, FluidStaysInTheBoxAndOnItsSideOfTheTurningBarrier) {
     EXPECT_EQ(crossings, 0) << "fluid passed through the barrier";
 }
 
-// The barrier scene after `steps` steps on the CPU with 1 and with 2 threads.
-std::pair<HostState, HostState> one_and_two_threads(const Settings& more, int steps) {
-    const int before = fs::cpu_threads();
-    HostState result[2];
-    for (int t = 1; t <= 2; ++t) {
-        fs::set_cpu_threads(t);
-        SphSolver s;
-        set(s, "barrier_length", "0.3");
-        set(s, "barrier_center", "0.7,0.3");
-        for (const auto& [name, value] : more) set(s, name, value);
-        s.reset();
-        for (int k = 0; k < steps; ++k) s.step();
-        result[t - 1] = s.state();
-    }
-    fs::set_cpu_threads(before);
-    return {result[0], result[1]};
-}
-
 TEST(SphDeterminism, OneAndTwoThreadsGiveIdenticalStates) {
     const auto [a, b] = one_and_two_threads({}, 100);
     EXPECT_EQ(a.pos, b.pos);
@@ -372,25 +355,6 @@ TEST(SphDeterminism, OneAndTwoThreadsGiveIdenticalStates) {
     EXPECT_EQ(a.pressure, b.pressure);
 }
 
-// The barrier scene after 10 steps on the CPU and on CUDA: positions to 1e-9 m, pressures to 1e-6.
-void expect_cuda_parity(const Settings& more) {
-    SphSolver cpu(fs::Backend::Cpu), gpu(fs::Backend::Cuda);
-    for (SphSolver* s : {&cpu, &gpu}) {
-        set(*s, "barrier_length", "0.3");
-        set(*s, "barrier_center", "0.7,0.3");
-        for (const auto& [name, value] : more) set(*s, name, value);
-        s->reset();
-        for (int k = 0; k < 10; ++k) s->step();
-    }
-    EXPECT_EQ(cpu.stats().get("density_iterations"), gpu.stats().get("density_iterations"));
-    const HostState a = cpu.state(), b = gpu.state();
-    ASSERT_EQ(a.pos.size(), b.pos.size());
-    for (std::size_t i = 0; i < a.pos.size(); ++i) {
-        ASSERT_NEAR(a.pos[i].x, b.pos[i].x, 1e-9) << i;
-        ASSERT_NEAR(a.pos[i].y, b.pos[i].y, 1e-9) << i;
-        ASSERT_NEAR(a.pressure[i], b.pressure[i], 1e-6 * (1.0 + std::abs(a.pressure[i]))) << i;
-    }
-}
 
 // ---- DFSPH (Bender & Koschier 2017): the implicit pressure solver ----
 
@@ -414,9 +378,10 @@ TEST(SphDfsph, EachStepMeetsTheDensityTolerance) {
     dam_break(s, 0.02, "dfsph");
     set(s, "kinematic_viscosity", "0.01");
     s.reset();
-    ASSERT_EQ(s.stages().size(), 7u);
+    ASSERT_EQ(s.stages().size(), 8u);
     EXPECT_EQ(s.stages()[2].name, "divergence_solve");
-    EXPECT_EQ(s.stages()[4].name, "pressure_solve");
+    EXPECT_EQ(s.stages()[4].name, "viscosity_solve");  // Weiler et al. 2018's, idle under explicit
+    EXPECT_EQ(s.stages()[5].name, "pressure_solve");
     int iterations = 0, steps = 0;
     while (s.time() < 0.6) {
         s.step();
@@ -433,7 +398,7 @@ TEST(SphDfsph, EachStepMeetsTheDensityTolerance) {
 }
 
 // Momentum: the pressure and viscosity terms act in equal and opposite pairs (the symmetric form
-// of seed 003, 2.3, with the pressures P the solves find), so without gravity and walls the total
+// of the WCSPH assignment, 2.3, with the pressures P the solves find), so without gravity and walls the total
 // stays put to round-off.
 TEST(SphDfsph, MomentumConservedWithoutGravityAndBoundaries) {
     const Drift d = momentum_drift({{"pressure_solver", "dfsph"}}, 100);
@@ -496,7 +461,7 @@ TEST(SphDfsph, SwitchingSolversBetweenStepsKeepsTheWater) {
     EXPECT_EQ(s.stages().size(), 6u);
     set(s, "pressure_solver", "dfsph");
     for (int k = 0; k < 50; ++k) s.step();
-    EXPECT_EQ(s.stages().size(), 7u);
+    EXPECT_EQ(s.stages().size(), 8u);
     EXPECT_GT(s.stats().get("density_iterations"), 0.0);
     set(s, "pressure_solver", "wcsph");
     for (int k = 0; k < 50; ++k) s.step();

@@ -1,4 +1,4 @@
-// The vortex-particle solver (seed 002 and its series): the regularised Biot-Savart kernel, the
+// The vortex-particle solver (vortex particles part 13 and its series): the regularised Biot-Savart kernel, the
 // vortex-in-cell method against the direct sum, a free ring, two-way coupling with bodies, the
 // Magnus effect, remeshing, determinism and CUDA parity.
 #include <gtest/gtest.h>
@@ -863,7 +863,7 @@ TEST(VortexBodies, APaddleGivesTheFluidTheAngularImpulseItLoses) {
 TEST(VortexBodies, NothingTunnelsThroughAPlateThinnerThanACore) {
     // The moving plate is 0.04 thick against a core radius of 0.05. Driven at up to one core
     // radius a step through still vortons and tracers, it meets particles that the step carries
-    // past its mid-plane; each must go back out the face it came in by (seed 002, "Deepening
+    // past its mid-plane; each must go back out the face it came in by (vortex particles part 13, "Deepening
     // Penetration"), so every particle in the plate's way stays ahead of it, and none ends on
     // the far side. Free slip and weak vortons keep the fluid still (with no-slip the flow
     // round the plate's edges would carry tracers behind it, which is no tunnelling), so the

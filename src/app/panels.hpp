@@ -47,6 +47,14 @@ public:
 private:
     void ui_menu();
     void ui_simulation();
+    // Its parts (panels_simulation.cpp); W: the panel's width, which widgets scale with.
+    void sim_scene();
+    void sim_backend();
+    void sim_controls(float W);
+    void sim_hands();
+    void sim_clock();
+    void sim_colouring(float W);
+    void sim_export(float W);
     void ui_parameters();
     bool ui_param(const ParamMeta& m, const nlohmann::json& value);
     void ui_stats();

@@ -83,12 +83,7 @@ static void plot_comparison(const Comparison& c) {
 
 void Panels::ui_compare() {
     if (status_.comparisons.empty()) {
-        ImGui::TextWrapped(
-            "This scene has no known answer to compare with. Comparisons exist for a column twice as high as "
-            "wide collapsing (sph_dam_break: Martin & Moyce's surge front), liquid under gravity (SPH and FLIP "
-            "scenes: pressure against rho0 g depth, which holds at rest: sph_hydrostatic, flip_hydrostatic), a "
-            "vortex ring alone (vortex_ring: Saffman's speed) and particles under gravity (Euler scenes: the "
-            "centre of mass in free fall until a wall pushes).");
+        ImGui::TextWrapped("This scene has no known answer to compare with. %s", known_answers().c_str());
     }
     for (std::size_t k = 0; k < status_.comparisons.size(); ++k) {
         if (k > 0) ImGui::Separator();

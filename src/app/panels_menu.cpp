@@ -101,7 +101,7 @@ void Panels::ui_help() {
     ImGui::TextUnformatted("Mouse: 2D drag pans, wheel zooms at the cursor;\n"
                            "3D left-drag orbits, right-drag pans, wheel zooms.\n"
                            "Hands (the Simulation panel's \"mouse\" row):\n"
-                           "  drag: left-drag a body (barrier, obstacle, vortex body) to move it;\n"
+                           "  drag: left-drag a body (a barrier, an obstacle, a solid) to move it;\n"
                            "        3D: in the plane facing you, Shift along the view axis\n"
                            "  push/pull: left pushes the liquid away, right pulls it in\n"
                            "        (Ctrl does the same with any tool)\n"

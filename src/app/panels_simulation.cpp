@@ -50,8 +50,22 @@ void Panels::ui_simulation() {
     note_left_panel();
     simulation_bottom_ = ImGui::GetWindowPos().y + ImGui::GetWindowSize().y;
     const float W = ImGui::GetContentRegionAvail().x;  // widgets scale with the panel
-    // The scene: its title and what to watch (the description), then the picker, which names
-    // each bundled scene by its title with the file beside it.
+    sim_scene();
+    sim_backend();
+    ImGui::Separator();
+    sim_controls(W);
+    sim_hands();
+    sim_clock();
+    ImGui::Separator();
+    sim_colouring(W);
+    ImGui::Separator();
+    sim_export(W);
+    ImGui::End();
+}
+
+// The scene: its title and what to watch (the description), then the picker, which names each
+// bundled scene by its title with the file beside it, and the solver.
+void Panels::sim_scene() {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.55f, 1.0f));
     ImGui::TextWrapped("%s", status_.scene_title.empty() ? std::filesystem::path(status_.scene_path).stem().string().c_str()
                                                          : status_.scene_title.c_str());
@@ -76,8 +90,10 @@ void Panels::ui_simulation() {
         ImGui::EndCombo();
     }
     ImGui::Text("Solver: %s (%dD)", status_.solver.c_str(), scene_.dimension());
+}
 
-    // Backend: CUDA disabled, with the reason, when no GPU is usable.
+// The backend: CUDA disabled, with the reason, when no GPU is usable.
+void Panels::sim_backend() {
     const CudaStatus& cuda = cuda_status();
     int backend = status_.backend == Backend::Cuda ? 1 : 0;
     ImGui::Text("Backend:");
@@ -93,8 +109,10 @@ void Panels::ui_simulation() {
         ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "The GPU failed: the state there is lost.");
         if (ImGui::Button("Continue on CPU")) host_.set_backend(Backend::Cpu);
     }
+}
 
-    ImGui::Separator();
+// Run, TimeStep, Stage, Step back, Reset, real time.
+void Panels::sim_controls(float W) {
     if (ImGui::Button(status_.running ? "Pause (P)" : "Run (P)", ImVec2(0.42f * W, 0))) host_.toggle_running();
     ImGui::SameLine();
     if (ImGui::Button("TimeStep", ImVec2(0.42f * W, 0))) host_.time_step(view_.steps_per_push);
@@ -134,7 +152,10 @@ void Panels::ui_simulation() {
         ImGui::SetNextItemWidth(0.3f * W);
         if (ImGui::SliderInt("steps/frame", &spf, 1, 200)) host_.set_steps_per_frame(spf);
     }
-    // The mouse's hands (core/hands.hpp): the tools this solver offers.
+}
+
+// The mouse's hands (core/hands.hpp): the tools this solver offers.
+void Panels::sim_hands() {
     if (status_.hand_tools != 0) {
         ImGui::Text("Mouse:");
         const struct {
@@ -159,6 +180,10 @@ void Panels::ui_simulation() {
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", offered ? tools[k].tip : "The mouse moves the camera.");
         }
     }
+}
+
+// The time, the step and how fast simulated time goes against the clock.
+void Panels::sim_clock() {
     ImGui::Text("t = %.5g s   step %lld", status_.time, static_cast<long long>(status_.steps));
     // How fast simulated time goes against the clock (over the last second or so), in real
     // time mode: a slow simulation says so instead of looking like slow motion.
@@ -184,9 +209,10 @@ void Panels::ui_simulation() {
             ImGui::SetTooltip("Simulated seconds per second of the clock, over the last second: below 1 the steps "
                               "take longer than the time they simulate");
     }
+}
 
-    ImGui::Separator();
-    // Colour by any field the solver names.
+// Colouring (by any field the solver names), vectors, cells, particle size and the liquid's views.
+void Panels::sim_colouring(float W) {
     if (ImGui::BeginCombo("Colour by", scene_.frame().color_field.c_str())) {
         for (const auto& f : status_.fields) {
             if (f.name == "position") continue;
@@ -253,11 +279,13 @@ void Panels::ui_simulation() {
             host_.set_surface_mesh(view_.mesh_method());
         if (meshes && ImGui::IsItemHovered())
             ImGui::SetTooltip("surface: drawn from the particles on the screen (fast)\n"
-                              "mesh: the export's triangle mesh, made every frame on the FLIP grid's cells\n"
+                              "mesh: the export's triangle mesh, made every frame on the solver's grid cells\n"
                               "(--surface-cell 2), by the smooth or the zhu_bridson method (--surface-method)");
     }
+}
 
-    ImGui::Separator();
+// USD export and its surface mesh.
+void Panels::sim_export(float W) {
     ImGui::SetNextItemWidth(0.55f * W);
     ImGui::InputText("##usd", view_.export_path, sizeof view_.export_path);
     ImGui::SameLine();
@@ -287,7 +315,6 @@ void Panels::ui_simulation() {
                               "zhu_bridson: the particles' level set as it is, a bump over each particle");
     }
     if (status_.exporting) ImGui::TextDisabled("exporting to %s", status_.export_path.c_str());
-    ImGui::End();
 }
 
 }  // namespace fs

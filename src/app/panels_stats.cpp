@@ -96,7 +96,7 @@ void Panels::plot_history(std::size_t k) {
     const auto& series = history_.values[k];
     if (series.empty()) return;
     const std::string& name = history_.names[k];
-    const PlotScale scale = plot_scale(name);
+    const PlotScale scale = plot_scale(name, status_.traits.stat_scales);
     const std::string unit = scale.unit.empty() ? "" : " (" + scale.unit + ")";
     ImGui::Text("%s%s", name.c_str(), unit.c_str());
     ImGui::SameLine();

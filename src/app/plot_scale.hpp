@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/solver.hpp"
+
 namespace fs {
 
 struct PlotScale {
@@ -16,12 +18,10 @@ struct PlotScale {
     bool count = false;    // an integer counter
 };
 
-// The scale of a stat the solvers report (by name: the bodies' body<N>_<quantity> by quantity);
-// an unknown name gets no unit and no floor but the relative one.
-PlotScale plot_scale(std::string_view stat);
-
-// Every stat name plot_scale knows (for the test that each reported stat has its scale).
-std::vector<std::string> known_plot_stats();
+// The scale of a stat (by name: the bodies' body<N>_<quantity> by quantity): the ones every
+// solver reports, then the solver's own (`own`: its traits' stat_scales); an unknown name gets no
+// unit and no floor but the relative one.
+PlotScale plot_scale(std::string_view stat, const std::vector<StatScale>& own = {});
 
 // The vertical range to plot `values` in: their extent, widened about its middle to at least the
 // quantity's floor and 2% of the values' mean magnitude.

@@ -49,7 +49,7 @@ struct ViewSettings {
     char save_path[256] = "my_scene.json";
     char export_path[256] = "export.usda";
     int export_every = 1;
-    bool export_surface = false;  // the export carries the liquid's surface mesh (flip)
+    bool export_surface = false;  // the export carries the liquid's surface mesh (3D liquids)
     int export_surface_method = 0;  // its method: 0 smooth, 1 zhu_bridson (SurfaceMethod's order)
     bool record_gif = false;
     // How a recording is timed: true, with the clock (a frame shown for a tenth of a second fills

@@ -89,13 +89,12 @@ std::optional<std::string> uncreatable_folder(const std::string& path) {
     return std::nullopt;
 }
 
-std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
+std::optional<Options> parse_options(int argc, char** argv, int& exit_code, const std::string& solvers) {
     Options o;
     std::string scene_arg, backend = "cpu";
     CLI::App app{
-        "fluid-sandbox: an interactive fluid sandbox (Euler particles, WCSPH, PIC/FLIP, vortex "
-        "particles and a liquid by optimal transport).\nWithout --headless it opens the scene in the desktop window (press F1 "
-        "there for the keys).",
+        "fluid-sandbox: an interactive fluid sandbox (--list-scenes names each bundled scene with its solver).\n"
+        "Without --headless it opens the scene in the desktop window (press F1 there for the keys).",
         "fluid-sandbox"};
     app.add_option("scene,--scene", scene_arg,
                    "Scene file (JSON), or the name of a bundled scene (see --list-scenes); "
@@ -130,12 +129,12 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
                    "list of the solver's fields (see the scene's --list-params for the solver)");
     app.add_flag("--surface", o.surface,
                  "Headless, with --export: add the liquid's surface, a closed triangle mesh, to each exported "
-                 "frame as the Mesh /World/surface (3D liquids: flip)");
+                 "frame as the Mesh /World/surface (3D liquids)");
     app.add_option("--export-mesh", o.export_mesh,
                    "Headless: write the liquid's surface as one binary PLY file per exported frame, "
                    "DIR/surface_0001.ply, surface_0002.ply, ... numbered by exported frame from 1 as Blender "
                    "numbers a sequence's frames (the step and time are in each file's comment), making DIR; "
-                   "with or without --export, every --export-every steps (3D liquids: flip)");
+                   "with or without --export, every --export-every steps (3D liquids)");
     app.add_option("--surface-method", o.surface_method,
                    "With --surface or --export-mesh: smooth (default: the level set's mesh smoothed where the "
                    "liquid is thick, so still water is flat and splashes keep their shape) or zhu_bridson (the "
@@ -211,6 +210,7 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     app.add_flag("--list-params", o.list_params,
                  "List the parameters of the scene's solver: name, value, allowed values, unit");
     app.footer(
+        (solvers.empty() ? "" : "Solvers (a scene's \"solver\"):\n" + solvers + "\n") +
         "Exit status: 0 success, 1 the simulation failed (the message names the step and the\n"
         "quantity), 2 bad input (the message names the file or option, the key, what is allowed).\n"
         "Scenes folder: " + scenes_dir() + " (override with FLUID_SANDBOX_SCENES).");

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/backend.hpp"
 #include "core/cuda_fault.hpp"
 
@@ -24,6 +26,7 @@ struct Options {
     int threads = 0;  // 0: all cores
     bool pin_threads = false;  // --pin-threads: every step on exactly --threads (no ThreadGovernor)
     std::vector<std::string> sets;
+    nlohmann::json set_values;  // {name: value} over the scene's params, after sets (the Python module's set=)
     std::string stats_path;
     std::string export_path;
     long long export_every = 1;
@@ -54,9 +57,10 @@ constexpr int kExitOk = 0;
 constexpr int kExitSimulationFailed = 1;
 constexpr int kExitBadInput = 2;
 
-// Parses argv. On --help prints the help and returns kExitOk through `exit_code`; on bad input
-// prints one line to stderr and returns kExitBadInput. Otherwise returns the options.
-std::optional<Options> parse_options(int argc, char** argv, int& exit_code);
+// Parses argv. On --help prints the help (with `solvers`, the catalogue's lines, under it) and
+// returns kExitOk through `exit_code`; on bad input prints one line to stderr and returns
+// kExitBadInput. Otherwise returns the options.
+std::optional<Options> parse_options(int argc, char** argv, int& exit_code, const std::string& solvers = "");
 
 // The folder of bundled scenes, and the scene opened when none is named.
 std::string scenes_dir();

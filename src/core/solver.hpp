@@ -22,7 +22,7 @@ namespace fs {
 
 struct StageInfo {
     std::string name;    // the source document's word: "p2g", "collide", "bounce_on_borders"
-    std::string source;  // where its equation comes from: "seed 000, Euler_step"
+    std::string source;  // where its equation comes from: "the particle tutorial, Euler_step"
 };
 
 // A per-particle (or per-cell) quantity the renderer can colour by and the writers can export.
@@ -60,6 +60,16 @@ struct CellGrid {
     std::vector<unsigned char> kind;
 };
 
+// How the window plots one of a solver's stats (app/plot_scale.hpp): its unit ("" for a pure
+// number) and the smallest range worth showing, a little above what round-off leaves on it at
+// rest; a count is an integer. A body's stats (body<N>_<quantity>) are declared by quantity.
+struct StatScale {
+    const char* name;
+    const char* unit;
+    double floor;
+    bool count = false;
+};
+
 // What the window, the writers and the safety net must know of a solver, so that none of them
 // names one: a sixth solver states these and needs no change outside its folder.
 struct SolverTraits {
@@ -70,6 +80,11 @@ struct SolverTraits {
     std::string turn_param, turn_rate_param;
     // What usually cures a blow-up, for the safety net's pause message: "try ...".
     std::string instability_advice;
+    // Its own stats' plot scales (the ones every solver reports are the window's: plot_scale.cpp).
+    std::vector<StatScale> stat_scales;
+    // Stats that count events in a step ("collisions"), whose total over a run the headless
+    // summary gives.
+    std::vector<std::string> run_totals;
 };
 
 // The simulation became invalid (NaN, Inf, runaway speed): the message names step and quantity.

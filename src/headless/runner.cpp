@@ -218,8 +218,8 @@ std::unique_ptr<Solver> open_scene(const Options& o, Scene& scene) {
     const SolverKind* kind = find_solver_kind(scene.solver);
     try {
         std::unique_ptr<Solver> solver = kind->make(o.backend);
-        apply_scene_params(*solver, scene, o.sets);
-        reset_solver(*solver, scene, o.sets);
+        apply_scene_params(*solver, scene, o.sets, o.set_values);
+        reset_solver(*solver, scene, o.sets, o.set_values);
         return solver;
     } catch (const CudaError& e) {
         throw CudaSetupError(e.what());
@@ -262,6 +262,62 @@ int list_params(const Options& o) {
     });
 }
 
+namespace {
+
+// The headless run's closing summary: steps and time, the first and last step's energy, momentum
+// and speed, the mouse script, the solver's per-run totals (traits().run_totals), the medians of
+// the step and its stages.
+void print_run(const Options& o, const Solver& solver, const Stats& first, const std::vector<double>& step_ms,
+               const std::vector<std::vector<double>>& stage_ms, const std::vector<std::string>& totalled,
+               const std::vector<double>& totals, std::size_t mouse_frames) {
+    const Stats& last = solver.stats();
+    std::printf("  %lld steps, t = %.4g s\n", o.steps, solver.time());
+    if (o.steps > 0) {
+        auto vec = [](const Stats& s, const char* name) {
+            const Stat* st = s.find(name);
+            std::string out = "(";
+            for (std::size_t i = 0; st && i < st->value.size(); ++i)
+                out += (i ? ", " : "") + fmt("%.6g", st->value[i]);
+            return out + ")";
+        };
+        std::printf("  kinetic energy %.6g -> %.6g J, momentum %s -> %s kg m/s, max speed %.4g m/s\n",
+                    first.get("kinetic_energy"), last.get("kinetic_energy"),
+                    vec(first, "momentum").c_str(), vec(last, "momentum").c_str(),
+                    last.get("max_speed"));
+        if (mouse_frames > 0) {
+            std::printf("  mouse script: %zu frames played of %zu",
+                        std::min<std::size_t>(mouse_frames, static_cast<std::size_t>(o.steps)), mouse_frames);
+            if (last.get("poured") > 0) std::printf(", %.0f particles poured", last.get("poured"));
+            std::printf("\n");
+        }
+        for (std::size_t k = 0; k < totalled.size(); ++k)
+            if (last.find(totalled[k]))
+                std::printf("  %.0f %s (%.4g per step)\n", totals[k], totalled[k].c_str(),
+                            totals[k] / static_cast<double>(o.steps));
+        std::printf("  %.4g ms/step (median);", median(step_ms));
+        for (std::size_t s = 0; s < stage_ms.size(); ++s)
+            std::printf(" %s %.3g", solver.stages()[s].name.c_str(), median(stage_ms[s]));
+        std::printf(" ms\n");
+    }
+}
+
+// Each comparison's verdict, and all of them as JSON in `path`.
+void write_comparisons(const std::string& path, const std::vector<std::unique_ptr<Comparer>>& comparers) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& c : comparers) {
+        const Comparison r = c->result();
+        std::printf("  compare %s: %s\n", r.name.c_str(), r.verdict.empty() ? "nothing to compare yet" : r.verdict.c_str());
+        all.push_back(to_json(r));
+    }
+    if (comparers.empty()) std::printf("  compare: this scene has no known answer to compare with\n");
+    std::ofstream out(path);
+    out << all.dump(1) << "\n";
+    if (!out) throw std::runtime_error(path + ": cannot write the comparisons");
+    std::printf("  comparisons: %s\n", path.c_str());
+}
+
+}  // namespace
+
 int run_headless(const Options& o) {
     return guarded([&] {
         Scene scene;
@@ -296,7 +352,8 @@ int run_headless(const Options& o) {
         std::vector<double> step_ms;
         std::vector<std::vector<double>> stage_ms(solver->stages().size());
         Stats first;
-        long long collisions = 0;
+        const std::vector<std::string> totalled = solver->traits().run_totals;
+        std::vector<double> totals(totalled.size(), 0.0);
         Progress progress(o.steps);
         // A mouse script plays one frame a step, from the first.
         std::optional<HandScriptPlayer> hands;
@@ -328,55 +385,16 @@ int run_headless(const Options& o) {
             step_ms.push_back(solver->step_ms());
             for (std::size_t s = 0; s < stage_ms.size(); ++s)
                 stage_ms[s].push_back(solver->stage_ms()[s]);
-            collisions += static_cast<long long>(solver->stats().get("collisions"));
+            for (std::size_t j = 0; j < totalled.size(); ++j) totals[j] += solver->stats().get(totalled[j]);
         }
         progress.clear();
         if (usd) usd->close();
 
-        const Stats& last = solver->stats();
-        std::printf("  %lld steps, t = %.4g s\n", o.steps, solver->time());
-        if (o.steps > 0) {
-            auto vec = [](const Stats& s, const char* name) {
-                const Stat* st = s.find(name);
-                std::string out = "(";
-                for (std::size_t i = 0; st && i < st->value.size(); ++i)
-                    out += (i ? ", " : "") + fmt("%.6g", st->value[i]);
-                return out + ")";
-            };
-            std::printf("  kinetic energy %.6g -> %.6g J, momentum %s -> %s kg m/s, max speed %.4g m/s\n",
-                        first.get("kinetic_energy"), last.get("kinetic_energy"),
-                        vec(first, "momentum").c_str(), vec(last, "momentum").c_str(),
-                        last.get("max_speed"));
-            if (hands) {
-                std::printf("  mouse script: %zu frames played of %zu", std::min<std::size_t>(hands->frames(), o.steps),
-                            hands->frames());
-                if (last.get("poured") > 0) std::printf(", %.0f particles poured", last.get("poured"));
-                std::printf("\n");
-            }
-            if (last.find("collisions"))
-                std::printf("  %lld collisions (%.4g per step)\n", collisions,
-                            static_cast<double>(collisions) / static_cast<double>(o.steps));
-            std::printf("  %.4g ms/step (median);", median(step_ms));
-            for (std::size_t s = 0; s < stage_ms.size(); ++s)
-                std::printf(" %s %.3g", solver->stages()[s].name.c_str(), median(stage_ms[s]));
-            std::printf(" ms\n");
-        }
+        print_run(o, *solver, first, step_ms, stage_ms, totalled, totals, hands ? hands->frames() : 0);
         if (!o.stats_path.empty()) std::printf("  stats: %s\n", o.stats_path.c_str());
         if (usd) std::printf("  export: %s (%d frames)\n", o.export_path.c_str(), usd->frames());
         surface.print();
-        if (!o.compare_path.empty()) {
-            nlohmann::json all = nlohmann::json::array();
-            for (const auto& c : comparers) {
-                const Comparison r = c->result();
-                std::printf("  compare %s: %s\n", r.name.c_str(), r.verdict.empty() ? "nothing to compare yet" : r.verdict.c_str());
-                all.push_back(to_json(r));
-            }
-            if (comparers.empty()) std::printf("  compare: this scene has no known answer to compare with\n");
-            std::ofstream out(o.compare_path);
-            out << all.dump(1) << "\n";
-            if (!out) throw std::runtime_error(o.compare_path + ": cannot write the comparisons");
-            std::printf("  comparisons: %s\n", o.compare_path.c_str());
-        }
+        if (!o.compare_path.empty()) write_comparisons(o.compare_path, comparers);
         return kExitOk;
     });
 }

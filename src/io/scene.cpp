@@ -212,7 +212,8 @@ Scene load_scene(const std::string& path, const std::vector<std::string>& solver
     return parse_scene(buf.str(), path, solver_names);
 }
 
-void apply_scene_params(Solver& solver, const Scene& scene, const std::vector<std::string>& sets) {
+void apply_scene_params(Solver& solver, const Scene& scene, const std::vector<std::string>& sets,
+                        const nlohmann::json& values) {
     if (!scene.color_field.empty()) {
         std::vector<std::string> names;
         for (const FieldInfo& f : solver.fields())
@@ -242,9 +243,18 @@ void apply_scene_params(Solver& solver, const Scene& scene, const std::vector<st
             throw SceneError("--set " + assignment + ": " + e.what());
         }
     }
+    if (values.is_object())
+        for (const auto& [key, value] : values.items()) {
+            try {
+                reg.at(key).set_json(value);
+            } catch (const ParamError& e) {
+                throw SceneError("set['" + key + "']: " + e.what());
+            }
+        }
 }
 
-void reset_solver(Solver& solver, const Scene& scene, const std::vector<std::string>& sets) {
+void reset_solver(Solver& solver, const Scene& scene, const std::vector<std::string>& sets,
+                  const nlohmann::json& values) {
     try {
         solver.reset();
     } catch (const ParamError& e) {
@@ -252,6 +262,7 @@ void reset_solver(Solver& solver, const Scene& scene, const std::vector<std::str
         const auto colon = what.find(": ");
         const std::string key = colon == std::string::npos ? "" : what.substr(0, colon);
         if (key.empty() || !solver.params().find(key)) throw SceneError(scene.path + ": params: " + what);
+        if (values.is_object() && values.contains(key)) throw SceneError("set['" + key + "']" + what.substr(key.size()));
         for (auto it = sets.rbegin(); it != sets.rend(); ++it)
             if (it->rfind(key + "=", 0) == 0) throw SceneError("--set " + *it + what.substr(key.size()));
         throw SceneError(scene.path + ": params." + what);

@@ -42,15 +42,18 @@ Scene load_scene(const std::string& path, const std::vector<std::string>& solver
 Scene parse_scene(const std::string& text, const std::string& path,
                   const std::vector<std::string>& solver_names);
 
-// Applies the scene's params, then the NAME=VALUE overrides (as given to --set), to a solver's
-// registry. Throws SceneError ("FILE: params.KEY: ..." or "--set KEY=VALUE: ...").
-void apply_scene_params(Solver& solver, const Scene& scene, const std::vector<std::string>& sets);
+// Applies the scene's params, then the NAME=VALUE overrides (as given to --set), then `values`
+// ({name: value}, the Python module's set=, taken as a scene file's params are), to a solver's
+// registry. Throws SceneError ("FILE: params.KEY: ...", "--set KEY=VALUE: ..." or "set['KEY']: ...").
+void apply_scene_params(Solver& solver, const Scene& scene, const std::vector<std::string>& sets,
+                        const nlohmann::json& values = nullptr);
 
 // Rebuilds the solver's state (Solver::reset) and names where a refused value came from: a
-// reset's "KEY: ..." becomes "--set KEY=VALUE: ..." when a --set gave KEY, else "FILE:
-// params.KEY: ..."; a state that does not fit in memory after all (std::bad_alloc) is bad input
-// too. Throws SceneError.
-void reset_solver(Solver& solver, const Scene& scene, const std::vector<std::string>& sets);
+// reset's "KEY: ..." becomes "set['KEY']: ..." or "--set KEY=VALUE: ..." when `values` or a --set
+// gave KEY, else "FILE: params.KEY: ..."; a state that does not fit in memory after all
+// (std::bad_alloc) is bad input too. Throws SceneError.
+void reset_solver(Solver& solver, const Scene& scene, const std::vector<std::string>& sets,
+                  const nlohmann::json& values = nullptr);
 
 // The scene as it would be saved now: the solver's current parameters under the scene's title.
 nlohmann::json scene_to_json(const Solver& solver, const Scene& scene);

@@ -141,19 +141,11 @@ public:
                                        "lists the bundled scenes)");
         }
         if (!set.is_none()) {
+            // The values go to the registry as a scene file's params do (Options::set_values).
+            options_.set_values = nlohmann::json::object();
             for (auto item : set.cast<py::dict>()) {
                 const std::string key = py::str(item.first);
-                const nlohmann::json value = from_py(item.second, key);
-                // --set's text form: a list as "a,b,c", the rest as JSON prints it (strings bare)
-                std::string text;
-                if (value.is_string()) {
-                    text = value.get<std::string>();
-                } else if (value.is_array()) {
-                    for (std::size_t k = 0; k < value.size(); ++k) text += (k ? "," : "") + value[k].dump();
-                } else {
-                    text = value.dump();
-                }
-                options_.sets.push_back(key + "=" + text);
+                options_.set_values[key] = from_py(item.second, key);
             }
         }
         solver_ = open_scene(options_, scene_);

@@ -12,7 +12,7 @@ const std::vector<SolverKind>& solver_kinds() {
     static const std::vector<SolverKind> kinds = {
         {"euler", "2D particles: semi-explicit Euler, gravity, bouncing borders, collisions (grid or brute force)",
          [](Backend b) { return std::make_unique<euler::EulerSolver>(b); }},
-        {"sph", "2D weakly compressible SPH: Tait pressure, boundary particles, artificial viscosity, a rotating barrier",
+        {"sph", "2D SPH: WCSPH (Tait), DFSPH or IISPH pressure, boundary particles, viscosity, a rotating barrier",
          [](Backend b) { return std::make_unique<sph::SphSolver>(b); }},
         {"flip", "3D PIC/FLIP liquid on a MAC grid: Jacobi, red-black Gauss-Seidel or multigrid-preconditioned CG pressure",
          [](Backend b) { return std::make_unique<flip::FlipSolver>(b); }},

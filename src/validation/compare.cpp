@@ -589,6 +589,15 @@ nlohmann::json to_json(const Comparison& c) {
     return j;
 }
 
+std::string known_answers() {
+    return "Comparisons exist for a column twice as high as wide collapsing (sph_dam_break, flip_dam_break: "
+           "Martin & Moyce's surge front), liquid under gravity (SPH and FLIP scenes: pressure against rho0 g "
+           "depth, which holds at rest: sph_hydrostatic, flip_hydrostatic), two liquids (ot_rayleigh_taylor: "
+           "the linear growth rate), a vortex ring alone (vortex_ring: Saffman's speed) or at a wall under "
+           "boundary elements (the ring-and-image model), a body's added mass, and particles under gravity "
+           "(Euler scenes: the centre of mass in free fall until a wall pushes).";
+}
+
 std::vector<std::unique_ptr<Comparer>> comparers_for(const Solver& s) {
     std::vector<std::unique_ptr<Comparer>> out;
     const std::string kind(s.kind());

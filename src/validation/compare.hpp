@@ -58,4 +58,8 @@ public:
 // scene without a known answer.
 std::vector<std::unique_ptr<Comparer>> comparers_for(const Solver& s);
 
+// One paragraph naming the known answers there are and the bundled scenes that have them (the
+// Compare panel's text for a scene without one).
+std::string known_answers();
+
 }  // namespace fs

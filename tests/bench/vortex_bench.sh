@@ -2,7 +2,7 @@
 # The vortex benchmark report.
 #   tests/bench/vortex_bench.sh [PROGRAM] [BACKEND] [OUT_DIR]     (defaults: build/fluid-sandbox cpu .)
 # 1. scenes/vortex_plate_flames.json once it runs full (about 1000 vortons and 49 000 tracers,
-#    after 150 warm-up steps), the document's timing table's scenario (seed 002, Table 2).
+#    after 150 warm-up steps), the document's timing table's scenario (vortex particles part 13, Table 2).
 # 2. On a GPU: 1e5 vortons and 1e7 tracers (a block of quiet vortons and a block of tracers), by
 #    the direct sum and by vortex-in-cell (the 16 ms goal); then the direct sum's pair rate alone
 #    with 1e5 and 3e5 vortons.

@@ -102,6 +102,17 @@ PLAN = [
         Sweep("flip_dam_break", {"pressure_solver": ["mgpcg", "gauss_seidel"], "resolution": [40, 60, 80]}, 0.35,
               "resolution", fixed={"fluid_box": [0, 0, 0, 0.2, 0.4, 0.4]}, log_x=True),
     ], "against Martin & Moyce 1952's 15 marks; resolution 40 puts 8 cells across the column."),
+    Comparison("surge_flip_friction", "surge_front", "Surge front, FLIP, against the walls' friction", [
+        Sweep("flip_dam_break", {"wall_friction": [0, 0.02, 0.2, 1], "resolution": [40, 80]}, 0.35,
+              "wall_friction", fixed={"fluid_box": [0, 0, 0, 0.2, 0.4, 0.4]},
+              quick={"wall_friction": [0, 1], "resolution": [20]}),
+    ], "against Martin & Moyce 1952's 15 marks; wall_friction is the Darcy factor f of the walls (0: free-slip, "
+       "today's scene; a smooth floor's is about 0.02, Blasius at the tongue's Reynolds number)."),
+    Comparison("surge_sph_friction", "surge_front", "Surge front, SPH, against the walls' viscosity", [
+        Sweep("sph_dam_break", {"boundary_viscosity": [0, 1, 4], "spacing": [0.02, 0.01]}, 0.5,
+              "boundary_viscosity", quick={"boundary_viscosity": [0, 1], "spacing": [0.04]}),
+    ], "against Martin & Moyce 1952's 15 marks; boundary_viscosity is the walls' viscosity term over the "
+       "fluid's (Akinci et al. 2012's sigma_b / sigma): 0 free-slip walls, 1 the scene's."),
 ]
 
 
@@ -147,7 +158,9 @@ def plot(comp, frames, quick, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    # Only this comparison's rows: a scene may make others too (a dam break's pressure).
     sweeps = [(s, frames[(comp.key, i)]) for i, s in enumerate(comp.sweeps) if (comp.key, i) in frames]
+    sweeps = [(s, df[df["comparison"] == comp.comparison] if "comparison" in df else df) for s, df in sweeps]
     fig, axes = plt.subplots(1, len(sweeps), figsize=(4.2 * len(sweeps) + 0.6, 3.4), squeeze=False)
     for ax, (s, df) in zip(axes[0], sweeps):
         linked = next((k for k in (s.quick if quick else s.grid) if isinstance(k, tuple) and s.x in k), (s.x,))

@@ -49,7 +49,7 @@ struct Grid2 {
 // cells per particle (finer cells past that only cost memory and the time to fill their ranges;
 // measured on the Euler gas at N = 1e6). The cells tile the box exactly, so a periodic box wraps
 // cell for cell. Sized from the reach, not from the particle count as the tutorial's grid is
-// (seed 000: floor(sqrt(N)) * 5 cells a side, 0.0065 wide for N = 1000, under its collision
+// (the particle tutorial: floor(sqrt(N)) * 5 cells a side, 0.0065 wide for N = 1000, under its collision
 // distance of 0.032: the cells next to a particle's would not hold all its partners).
 // Block 2 reads two rows of two cells, 16 reach^2 of candidates; block 3 three rows of three,
 // 9 reach^2: fewer candidates, more runs. SPH's eight-lane loops gain from fewer candidates.

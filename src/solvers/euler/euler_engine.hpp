@@ -3,6 +3,7 @@
 // EulerPipeline<Exec> (euler_pipeline.hpp), instantiated once per backend.
 #pragma once
 
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -10,13 +11,27 @@
 #include <vector>
 
 #include "core/frame_pack.hpp"
+#include "solvers/common/declaration.hpp"
 #include "solvers/common/particle_engine.hpp"
 #include "solvers/euler/euler_kernels.hpp"
 
 namespace fs::euler {
 
-// The stages of one step, in order (seed 000, Euler_step with collisions and the search grid).
+// The Euler solver declared once (solvers/common/declaration.hpp): its stages, and its state and
+// fields in HostState. The pipeline (euler_pipeline.hpp) runs each stage and holds each part.
+
+// The stages of one step, in order (the particle tutorial's Euler_step with collisions and the
+// search grid); Stage indexes them.
+inline constexpr StageDecl kStages[] = {
+    {"forces", "particle tutorial, gravity: V += tau F/m (soft contact: in its sub-steps)"},
+    {"grid_build", "particle tutorial, search grid (counting sort by cell)"},
+    {"collide", "particle tutorial, choc/bounce: impulse along the line of centres; soft "
+                "contact: spring-dashpot sub-steps (Cundall & Strack 1979)"},
+    {"integrate", "particle tutorial, semi-explicit Euler: x += tau V (soft contact: done in its sub-steps)"},
+    {"bounce_on_borders", "particle tutorial, bounce_on_borders"},
+};
 enum Stage : int { kForces = 0, kGridBuild, kCollide, kIntegrate, kBounce, kStageCount };
+static_assert(kStageCount == std::size(kStages));
 
 // The whole state in host memory: how it enters, leaves and moves between backends. The engine
 // may keep particles in any order (grid_build sorts them by cell); id names each one.
@@ -25,12 +40,18 @@ struct HostState {
     std::vector<double> mass;
     std::vector<int> id;
     // Every part, in checkpoint order (EngineSolver).
+    static constexpr auto parts() { return std::tuple{&HostState::pos, &HostState::vel, &HostState::mass, &HostState::id}; }
     template <class S, class F>
     static void each(S& s, F&& f) {
-        f(s.pos);
-        f(s.vel);
-        f(s.mass);
-        f(s.id);
+        for_each_part(s, f);
+    }
+    // The fields the Solver API reads and the window draws.
+    static constexpr auto fields() {
+        return std::tuple{field("position", "m", "particle position", &HostState::pos),
+                          field("velocity", "m/s", "particle velocity", &HostState::vel),
+                          norm("speed", "m/s", "|velocity|", &HostState::vel),
+                          field("mass", "kg", "particle mass", &HostState::mass),
+                          field("id", "", "particle index at creation", &HostState::id)};
     }
 };
 

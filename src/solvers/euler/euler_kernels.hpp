@@ -1,4 +1,4 @@
-// Per-particle bodies of the Euler particle solver (seed 000), shared by the CPU and CUDA
+// Per-particle bodies of the Euler particle solver (the particle tutorial), shared by the CPU and CUDA
 // pipelines. Plain functions of plain data: no allocation, no globals, host and device.
 #pragma once
 
@@ -51,7 +51,7 @@ struct Config {
     int detector = kGrid;
     double distance2 = 0.001;  // squared collision distance (m^2)
     double restitution = 1.0;
-    grid::Grid2 grid;          // the search grid over [0,1]^2 (seed 000, "search grid")
+    grid::Grid2 grid;          // the search grid over [0,1]^2 (the particle tutorial, "search grid")
     // Soft contact (contact == kSoft); see pair_force.
     int contact = kImpulse;
     double diameter = 0.0316;  // contact diameter d (the collision distance)
@@ -63,7 +63,7 @@ struct Config {
     double force_scale = 1.0;  // fixed-point quanta per newton (to_quanta)
 };
 
-// Two particles collide when nearer than the collision distance and approaching (seed 000,
+// Two particles collide when nearer than the collision distance and approaching (the particle tutorial,
 // "choc"). r = x_j - x_i, dv = v_j - v_i. Both tests are symmetric in i and j bit for bit
 // ((-a)(-b) == ab in IEEE arithmetic), so i and j always agree about their pair. Coincident
 // particles (r = 0) have no line of centres and are left alone.
@@ -88,7 +88,7 @@ struct Best {
     }
 };
 
-// Particle i's search for its partner (seed 000, "collisions"), one candidate j at a time in any
+// Particle i's search for its partner (the particle tutorial, "collisions"), one candidate j at a time in any
 // order: the nearest approaching candidate (Best), the candidates of higher index (contacts),
 // and the nearest distance of any (the overlap stat). The scalar loop visits every candidate;
 // euler_simd.hpp's eight-lane loop visits only those its filter lets through, which changes
@@ -122,7 +122,7 @@ struct PartnerSearch {
 // restitution for smooth disks). Both particles compute J from the pair ordered (a, b) = (lower
 // index, higher index), so they apply exactly opposite impulses; swapping a and b negates n and
 // v_b - v_a exactly, so the result does not depend on where the two sit in memory either.
-// The tutorial (seed 000, "bounce") instead reflects each velocity across the direction of the
+// The tutorial (the particle tutorial, "bounce") instead reflects each velocity across the direction of the
 // pair's centre-of-mass velocity V_g (it flips the components along N, the normal of V_g). The
 // pair's momentum has no component along N, so the reflection keeps it, and it keeps each speed,
 // so energy too; its damping of 0.99 on both velocities then removes 1% of the pair's momentum
@@ -253,7 +253,7 @@ FS_HDI dvec2 wall_force(dvec2 x, dvec2 v, double m, const Config& c, double& ove
     return f;
 }
 
-// Bounce on the borders of [0,1]^2 (seed 000, "bounce_on_borders"): a particle outside is put
+// Bounce on the borders of [0,1]^2 (the particle tutorial, "bounce_on_borders"): a particle outside is put
 // back on the border, its normal velocity reversed, and its whole velocity scaled by the damping.
 FS_HDI void bounce_on_borders(dvec2& x, dvec2& v, double damp) {
     if (x.x > 1.0) { x.x = 1.0; v.x = -damp * v.x; v.y = damp * v.y; }

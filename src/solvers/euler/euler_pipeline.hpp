@@ -23,8 +23,18 @@ class Pipeline final : public Engine {
 public:
     static constexpr MemorySpace kSpace = Exec::space;
 
+    // Each HostState part's buffer, in parts() order (solvers/common/declaration.hpp).
+    static constexpr auto buffers() { return std::tuple{&Pipeline::pos_, &Pipeline::vel_, &Pipeline::mass_, &Pipeline::id_}; }
+    // Each declared stage's method, in kStages order.
+    static constexpr auto runs() {
+        using R = StageRun<Pipeline, Config>;
+        return std::array{R{"forces", &Pipeline::forces}, R{"grid_build", &Pipeline::grid_build},
+                          R{"collide", &Pipeline::collide}, R{"integrate", &Pipeline::integrate},
+                          R{"bounce_on_borders", &Pipeline::bounce}};
+    }
+
     void upload(const HostState& s) override {
-        upload_parts(s, pos_, vel_, mass_, id_);
+        upload_declared(s, *this);
         gamma_stale_ = true;  // the masses may be others
         const std::size_t n = s.pos.size();
         for (Buffer<int>* b : {&partner_, &tests_, &contacts_, &id_alt_}) b->resize(n);
@@ -50,28 +60,19 @@ public:
         });
     }
 
-    void download(HostState& s) const override {
-        download_parts(s, pos_, vel_, mass_, id_);
-    }
+    void download(HostState& s) const override { download_declared(s, *this); }
 
     int size() const override { return static_cast<int>(pos_.size()); }
     std::optional<FieldView> view(std::string_view name) const override {
-        if (name == "mass") return f64_view(mass_.data(), size(), 1);
-        return motion_view(name, pos_, vel_, id_);
+        return declared_view<HostState>(name, *this);
     }
 
     void run_stage(int stage, const Config& c) override {
-        switch (stage) {
-            case kForces: forces(c); break;
-            case kGridBuild: grid_build(c); break;
-            case kCollide: collide(c); break;
-            case kIntegrate: integrate(c); break;
-            case kBounce: bounce(c); break;
-            default: break;
-        }
+        static_assert(stage_runs_agree(kStages, runs()), "runs() must name kStages' stages in order");
+        if (stage >= 0 && stage < kStageCount) (this->*runs()[stage].run)(c);
     }
 
-    // seed 000, "gravity": V += tau * F / m with F = m g.
+    // the particle tutorial, "gravity": V += tau * F / m with F = m g.
     // Soft contact applies gravity in its sub-steps instead (soft_contacts). A hand that pushes
     // or pulls adds its velocity change (solvers/common/hands.hpp) in either case.
     void forces(const Config& c) {
@@ -88,7 +89,7 @@ public:
         exec_.parallel_for(size(), FS_LAMBDA(int i) { vel[i] += dv; });
     }
 
-    // seed 000's search grid: a counting sort by cell (cell_sort.hpp), then the particle arrays
+    // the particle tutorial's search grid: a counting sort by cell (cell_sort.hpp), then the particle arrays
     // themselves are permuted into cell order, so that the collision search reads neighbours
     // from contiguous memory.
     void grid_build(const Config& c) {
@@ -141,7 +142,7 @@ public:
     }
     grid::AllPairs all_pairs() const { return {size()}; }
 
-    // seed 000, "collisions": each particle picks its nearest approaching neighbour; pairs that
+    // the particle tutorial, "collisions": each particle picks its nearest approaching neighbour; pairs that
     // picked each other collide (one impulse each, see collision_velocity). A pair that did not
     // match this step is still close and approaching at the next one. Result: no race, no
     // dependence on thread count or visiting order, and each collision conserves momentum (and
@@ -481,7 +482,7 @@ public:
         });
     }
 
-    // seed 000, semi-explicit Euler: x += tau * V (with the velocity already updated). Soft
+    // the particle tutorial, semi-explicit Euler: x += tau * V (with the velocity already updated). Soft
     // contact has moved the particles in its sub-steps already.
     void integrate(const Config& c) {
         if (c.contact == kSoft && c.collisions) return;

@@ -1,7 +1,7 @@
 // The collide stage's partner search eight candidates at a time, for hosts with AVX-512F (chosen
 // at run time: solvers/common/lanes.hpp; the GPU and other hosts run the scalar loop). The
 // results are the scalar loop's to the bit: the lanes only filter, and every candidate nearer
-// than the collision distance goes through the same scalar body (PartnerSearch, seed 000
+// than the collision distance goes through the same scalar body (PartnerSearch, the particle tutorial
 // "collisions"), whose outcome does not depend on the order of its visits.
 //
 // Why: the gas at N = 1e6 has about one particle a cell, so a particle's 2x2 block holds about

@@ -95,37 +95,18 @@ EulerSolver::EulerSolver(Backend backend) : EngineSolver(backend) {
               &s_.grid_side);
 }
 
+// The stages and fields are declared once, in euler_engine.hpp.
 const std::vector<StageInfo>& EulerSolver::stages() const {
-    static const std::vector<StageInfo> kStages = {
-        {"forces", "particle tutorial, gravity: V += tau F/m (soft contact: in its sub-steps)"},
-        {"grid_build", "particle tutorial, search grid (counting sort by cell)"},
-        {"collide", "particle tutorial, choc/bounce: impulse along the line of centres; soft "
-                    "contact: spring-dashpot sub-steps (Cundall & Strack 1979)"},
-        {"integrate", "particle tutorial, semi-explicit Euler: x += tau V (soft contact: done "
-                      "in its sub-steps)"},
-        {"bounce_on_borders", "particle tutorial, bounce_on_borders"},
-    };
-    return kStages;
+    static const std::vector<StageInfo> kInfos = stage_infos(kStages);
+    return kInfos;
 }
 
-std::vector<FieldInfo> EulerSolver::fields() const {
-    return {{"position", 2, "m", "particle position"},
-            {"velocity", 2, "m/s", "particle velocity"},
-            {"speed", 1, "m/s", "|velocity|"},
-            {"mass", 1, "kg", "particle mass"},
-            {"id", 1, "", "particle index at creation"}};
-}
+std::vector<FieldInfo> EulerSolver::fields() const { return field_infos<HostState>(); }
 
 void EulerSolver::read_field(std::string_view name, std::vector<double>& out) const {
     HostState s;
-    if (read_particle_field(name, s, out)) {
-        return;
-    } else if (name == "mass") {
-        out = s.mass;
-    } else {
-        throw ParamError("the euler solver has no field '" + std::string(name) +
-                         "' (allowed: position, velocity, speed, mass, id)");
-    }
+    engine_->download(s);  // as it lies: every field in the same order until the next step
+    read_declared_field(kind(), name, s, out);
 }
 
 Config EulerSolver::config() const {
@@ -250,7 +231,7 @@ void EulerSolver::do_reset() {
             throw ParamError("spawn_min must not exceed spawn_max (component " + std::to_string(k) +
                              ": " + std::to_string(s_.spawn_min[k]) + " > " +
                              std::to_string(s_.spawn_max[k]) + ")");
-    // seed 000, initialisation: positions in the spawn box, speeds initial_speed * (rand - 0.5).
+    // the particle tutorial, initialisation: positions in the spawn box, speeds initial_speed * (rand - 0.5).
     const auto n = static_cast<std::size_t>(s_.n_particles);
     HostState h;
     h.pos.resize(n);

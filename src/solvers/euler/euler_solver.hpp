@@ -1,5 +1,5 @@
 // The `euler` solver: 2D particles with gravity, bouncing borders and pairwise collisions found
-// by brute force or a uniform grid (seed 000, the Graphite/WarpDrive particle tutorial).
+// by brute force or a uniform grid (the particle tutorial, the Graphite/WarpDrive particle tutorial).
 #pragma once
 
 #include <memory>
@@ -44,6 +44,11 @@ public:
     SolverTraits traits() const override {
         SolverTraits t;
         t.instability_advice = "try a smaller tau or less gravity";
+        t.stat_scales = {{"collisions", "", 1, true},
+                         {"contacts", "", 1, true},
+                         {"pair_tests", "", 1, true},
+                         {"max_overlap", "of the diameter", 1e-3}};
+        t.run_totals = {"collisions"};
         return t;
     }
     int dimension() const override { return 2; }

@@ -1,13 +1,14 @@
-// Part of flip_pipeline.hpp: seed 001's Advection, for both executors.
+// Part of the FLIP pipeline (flip_pipeline.hpp; the class in flip_pipeline_class.hpp): the
+// PIC-FLIP assignment's Advection, for both executors.
 #pragma once
 
 #include <cmath>
 
-#include "solvers/flip/flip_pipeline.hpp"
+#include "solvers/flip/flip_pipeline_class.hpp"
 
 namespace fs::flip {
 
-// seed 001, Advection: x += dt v with the particle's velocity (forward Euler), or through
+// the PIC-FLIP assignment, Advection: x += dt v with the particle's velocity (forward Euler), or through
 // the grid's velocity u, divergence-free since the pressure gradient (Bridson 2015, 3.1: a
 // particle moved by forward Euler in a rotating flow spirals outward, and particles crowd
 // where the interpolated velocity converges): the midpoint rule x += dt u(x + dt/2 u(x)), or

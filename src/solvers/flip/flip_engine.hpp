@@ -13,12 +13,12 @@
 
 namespace fs::flip {
 
-// The hands first (past seed 001: the obstacles a hand drags move and push the particles they
+// The hands first (past the PIC-FLIP assignment: the obstacles a hand drags move and push the particles they
 // now cover out, and poured particles join, so the grid stages see the step's bodies and
-// particles), then seed 001's pipeline, in order; gravity acts on the grid after the
+// particles), then the PIC-FLIP assignment's pipeline, in order; gravity acts on the grid after the
 // particle-to-grid transfer (before it, the transfer would overwrite it), and the particles move
 // last, through the velocity the step has just made divergence-free (Bridson 2015, 7.1), which
-// the grid schemes of `advection` read; seed 001 lists advection first.
+// the grid schemes of `advection` read; the PIC-FLIP assignment lists advection first.
 enum Stage : int {
     kHands = 0,
     kP2G,
@@ -27,7 +27,7 @@ enum Stage : int {
     kDivergence,
     kPressureSolve,
     kPressureGradient,
-    kVolumeCorrection,  // optional (volume_correction > 0), past seed 001; G2P applies it
+    kVolumeCorrection,  // optional (volume_correction > 0), past the PIC-FLIP assignment; G2P applies it
     kG2P,
     kAdvect,
     kStageCount

@@ -1,4 +1,4 @@
-// Per-particle and per-face bodies of the PIC/FLIP solver (seed 001, the PIC-FLIP assignment;
+// Per-particle and per-face bodies of the PIC/FLIP solver (the PIC-FLIP assignment;
 // Zhu and Bridson 2005), shared by the CPU and CUDA pipelines.
 #pragma once
 
@@ -20,19 +20,19 @@ using glm::dvec3;
 using glm::ivec3;
 
 enum Weights : int { kLinear = 0, kQuadratic = 1 };
-// What a particle carries between the grid transfers: a velocity (PIC/FLIP blend, seed 001), or
+// What a particle carries between the grid transfers: a velocity (PIC/FLIP blend, the PIC-FLIP assignment), or
 // a velocity and an affine part per component (APIC, Jiang et al. 2015).
 enum Scheme : int { kPicFlip = 0, kApic = 1 };
-// How the advect stage moves particles: seed 001's forward Euler with the particle's velocity, or
+// How the advect stage moves particles: the PIC-FLIP assignment's forward Euler with the particle's velocity, or
 // through the grid's velocity by the midpoint rule or Ralston's third-order Runge-Kutta.
 enum Advection : int { kForwardEuler = 0, kRk2 = 1, kRk3 = 2 };
 
 // max(t, 0) as (t + |t|) / 2, exactly (both steps are exact), without a branch.
 FS_HDI double positive_part(double t) { return 0.5 * (t + std::fabs(t)); }
 
-// The 1D transfer kernels, of a distance in cells: linear ("tent", seed 001's trilinear
+// The 1D transfer kernels, of a distance in cells: linear ("tent", the PIC-FLIP assignment's trilinear
 // weights: max(0, 1 - |x|)) and the quadratic B-spline (support 1.5 cells: 3/4 - x^2 for
-// |x| < 1/2, (3/2 - |x|)^2 / 2 for |x| < 3/2). Seed 001 calls its 3x3x3 kernel a "cubic"
+// |x| < 1/2, (3/2 - |x|)^2 / 2 for |x| < 3/2). The PIC-FLIP assignment calls its 3x3x3 kernel a "cubic"
 // B-spline, but a B-spline reaching 3 nodes per axis is the quadratic one: the cubic spans 4
 // (support 2 cells). This is the kernel the assignment means. Written without data-dependent branches: in
 // the transfers' inner loops a particle is about as often inside as outside the support, and
@@ -124,7 +124,7 @@ FS_HDI int particles_in_cell(const MacGrid& g, View<const int> half_start, int c
 }
 
 // One particle's P2G terms for one component's faces (the CPU's scatter, Pipeline::p2g_scatter):
-// seed 001's trilinear weight w = k(dx) k(dy) k(dz) (or the quadratic B-spline's), added as
+// the PIC-FLIP assignment's trilinear weight w = k(dx) k(dy) k(dz) (or the quadratic B-spline's), added as
 // w v_a (APIC: w (v_a + c . (x_f - x_p)), Jiang et al. 2015) and w to every face within
 // reach. u is the position in cell units and h its half cell (half_cell_1d on each axis, so a
 // point clamped into the grid reaches the faces the gather's rows give it); the first face
@@ -323,7 +323,7 @@ FS_HDI AffineSample interpolate_affine(const Faces& f, View<const double> value,
     return s;
 }
 
-// seed 001, Divergence Operator, at one cell: div = (u(i+1) - u(i) + v(j+1) - v(j) + w(k+1) -
+// the PIC-FLIP assignment, Divergence Operator, at one cell: div = (u(i+1) - u(i) + v(j+1) - v(j) + w(k+1) -
 // w(k)) / dx on fluid cells, 0 elsewhere (the divergence and pressure_gradient stages).
 FS_HDI double divergence_at(const MacGrid& g, View<const unsigned char> type, View<const double> u,
                             View<const double> v, View<const double> w, int cell) {
@@ -335,7 +335,7 @@ FS_HDI double divergence_at(const MacGrid& g, View<const unsigned char> type, Vi
                            w[fw.index(q.x, q.y, q.z + 1)] - w[fw.index(q.x, q.y, q.z)]);
 }
 
-// What the pressure gradient does at a face (seed 001, Gradient Operator): a face touching a
+// What the pressure gradient does at a face (the PIC-FLIP assignment, Gradient Operator): a face touching a
 // solid takes the solid's velocity (kSolidFace; solid_face_velocity); a face with air on both
 // sides is left alone (kAirFace); otherwise the gradient is dp / dx with dp = p_hi - p_lo, p = 0
 // in air (kFluidFace). p is read on fluid cells only.
@@ -450,6 +450,7 @@ struct Config {
     double flip_ratio = 0.95; // weight of the FLIP part: v = flip (v_p + dv) + (1 - flip) v_pic
     int particles_per_cell = 8;
     double volume_correction = 0.0;  // 0: off (the assignment); see FlipSolver's parameter
+    double wall_friction = 0.0;      // Darcy f of the walls; 0: free-slip (flip_friction.hpp)
     int weights = kLinear;
     int scheme = kPicFlip;
     int advection = kForwardEuler;
@@ -474,7 +475,7 @@ FS_HDI bool in_sphere(const Config& c, dvec3 x) {
 
 // The velocity component (along the faces' axis) of the solid at a face that touches one
 // (kSolidFace): the domain's walls stand still, 0; an obstacle's cell (the occupancy stage's
-// test of its centre, box before sphere) gives that obstacle's velocity. seed 001, Gradient
+// test of its centre, box before sphere) gives that obstacle's velocity. the PIC-FLIP assignment, Gradient
 // Operator: "set the velocity component at that face to the solid velocity"; Bridson, Fluid
 // Simulation for Computer Graphics, 2nd ed., 5.1: u_face = u_solid for moving solids, so the
 // divergence the projection removes counts the flux the solid pushes into the fluid.

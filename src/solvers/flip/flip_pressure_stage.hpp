@@ -1,10 +1,12 @@
-// Part of flip_pipeline.hpp: seed 001's Pressure Projection (occupancy, divergence, the solve and
-// the gradient) and the volume correction, which solves the same equation, for both executors.
+// Part of the FLIP pipeline (flip_pipeline.hpp; the class in flip_pipeline_class.hpp): the
+// PIC-FLIP assignment's Pressure Projection (occupancy, divergence, the solve and the gradient) and the volume
+// correction, which solves the same equation, for both executors.
 #pragma once
 
 #include <cmath>
 
-#include "solvers/flip/flip_pipeline.hpp"
+#include "solvers/flip/flip_friction.hpp"
+#include "solvers/flip/flip_pipeline_class.hpp"
 
 namespace fs::flip {
 
@@ -49,7 +51,7 @@ void for_each_face(Exec& exec, const MacGrid& g, const Faces& faces, View<const 
     }
 }
 
-// Cell types (seed 001: fluid where a particle is, solid in obstacles, air elsewhere), and
+// Cell types (the PIC-FLIP assignment: fluid where a particle is, solid in obstacles, air elsewhere), and
 // the particles in each cell (for the volume measure and its correction): counted by the
 // scatter, or taken from the half cells' starts after the gather.
 template <class Exec>
@@ -74,7 +76,7 @@ void Pipeline<Exec>::occupancy(const Config& c) {
 }
 
 // Faces touching a solid take the solid's velocity: 0 at the domain's walls, an obstacle's
-// own where a hand drags it (solid_face_velocity; seed 001, Gradient Operator: "set the
+// own where a hand drags it (solid_face_velocity; the PIC-FLIP assignment, Gradient Operator: "set the
 // velocity component at that face to the solid velocity").
 template <class Exec>
 void Pipeline<Exec>::enforce_solid_faces(const Config& c) {
@@ -94,11 +96,28 @@ void Pipeline<Exec>::enforce_solid_faces(const Config& c) {
     }
 }
 
-// seed 001, Divergence Operator (divergence_at) on the fluid cells, and the pressure
+// The walls' friction on the tangential faces beside them (wall_friction_face), before the
+// projection, so that the velocity it leaves is divergence-free again.
+template <class Exec>
+void Pipeline<Exec>::wall_friction(const Config& c) {
+    const MacGrid g = c.grid;
+    const Config cfg = c;
+    auto type = type_.cview();
+    for (int a = 0; a < 3; ++a) {
+        const Faces faces = Faces::of(g, a);
+        auto u = face_[a].view();
+        for_each_face(exec_, g, faces, type, FS_LAMBDA(int f, ivec3 hi, const FaceCells& cells) {
+            u[f] = wall_friction_face(cfg, type, faces, cells, hi, u[f]);
+        });
+    }
+}
+
+// the PIC-FLIP assignment, Divergence Operator (divergence_at) on the fluid cells, and the pressure
 // equation's right-hand side
 // b = -(rho dx^2 / dt) div (the solver's A is the positive 7-point Laplacian).
 template <class Exec>
 void Pipeline<Exec>::divergence(const Config& c) {
+    if (c.wall_friction > 0.0) wall_friction(c);
     enforce_solid_faces(c);
     divergence_pass(c, rhs_.view(), -c.density * c.grid.dx * c.grid.dx / c.dt, 0);
 }
@@ -144,7 +163,7 @@ void Pipeline<Exec>::pressure_solve(const Config& c, const PressureSettings& ps)
     residual_ = r.residual;
 }
 
-// seed 001, Gradient Operator: u -= (dt / rho) (p_right - p_left) / dx on faces next to
+// the PIC-FLIP assignment, Gradient Operator: u -= (dt / rho) (p_right - p_left) / dx on faces next to
 // fluid (p = 0 in air); faces touching a solid keep the solid's velocity (face_pressure,
 // solid_face_velocity).
 template <class Exec>
@@ -171,7 +190,7 @@ void Pipeline<Exec>::pressure_gradient(const Config& c) {
     divergence_pass(c, View<double>{}, 0.0, 1);
 }
 
-// Volume correction (optional; past seed 001, whose FLIP particles drift together and lose
+// Volume correction (optional; past the PIC-FLIP assignment, whose FLIP particles drift together and lose
 // volume). Implicit density projection after Kugelstadt et al. 2019, with the particle
 // count as the density: crowded particles are moved apart by a displacement d = -grad q with
 //   div d = k (n / n0 - 1)        (n: particles in the cell, n0 = particles_per_cell,

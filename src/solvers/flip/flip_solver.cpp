@@ -87,6 +87,12 @@ FlipSolver::FlipSolver(Backend backend) : EngineSolver(backend) {
     r.add_int({"mgpcg_max_iterations", "MGPCG max iterations", "Pressure", "", "Upper bound of CG iterations.", 1,
                10000},
               &s_.mgpcg_max_iterations);
+    r.add_real({"wall_friction", "Wall friction", "Fluid", "",
+                "Darcy friction factor f of the walls and obstacles: the liquid beside them feels the shear "
+                "stress rho f |u| u / 8 (Darcy-Weisbach; Dressler 1952, Chanson 2009 on the dam-break wave). "
+                "0: free-slip walls (the PIC-FLIP assignment); 0.02-0.05 a laboratory flume's floor.",
+                0, 10},
+               &s_.wall_friction);
     r.add_real({"density", "Density", "Fluid", "kg/m^3", "rho of the pressure equation.", 1, 1e5}, &s_.density);
     add_gravity(&s_.gravity, s_.gravity_direction, 3);
     r.add_real({"cfl", "CFL number", "Time", "", "dt = cfl dx / max speed: cells a particle may cross per step.",
@@ -125,7 +131,8 @@ const std::vector<StageInfo>& FlipSolver::stages() const {
         {"body_forces", "PIC-FLIP assignment, Body Force: u += dt g on the grid; a pushing or pulling hand's force on "
                         "the faces within its radius (after Lague 2023, solvers/common/hands.hpp)"},
         {"occupancy", "PIC-FLIP assignment: fluid / air / solid per cell"},
-        {"divergence", "PIC-FLIP assignment, Divergence Operator"},
+        {"divergence", "PIC-FLIP assignment, Divergence Operator; before it, where wall_friction > 0, the walls' "
+                       "Darcy-Weisbach shear on the faces beside them (Dressler 1952)"},
         {"pressure_solve", "PIC-FLIP assignment, Pressure Projection: A p = -(rho dx^2/dt) div"},
         {"pressure_gradient", "PIC-FLIP assignment, Gradient Operator: u -= dt/rho grad p"},
         {"volume_correction", "crowded particles' displacement d = -grad q, div d = k (n / n0 - 1) (Kugelstadt et "
@@ -261,6 +268,7 @@ Config FlipSolver::config() const {
     c.flip_ratio = s_.flip_ratio;
     c.particles_per_cell = static_cast<int>(s_.particles_per_cell);
     c.volume_correction = s_.volume_correction;
+    c.wall_friction = s_.wall_friction;
     c.weights = s_.transfer;
     c.scheme = s_.transfer_scheme;
     c.advection = s_.advection;
@@ -318,7 +326,7 @@ void FlipSolver::do_reset() {
     HostState h;
     std::mt19937_64 rng(static_cast<std::uint64_t>(s_.seed));
     const double sub = g.dx / per_side;
-    // seed 001 seeds particles per fluid cell; 2x2x2 with jitter inside the fluid blocks.
+    // the PIC-FLIP assignment seeds particles per fluid cell; 2x2x2 with jitter inside the fluid blocks.
     for (int k = 0; k < g.nz; ++k)
         for (int j = 0; j < g.ny; ++j)
             for (int i = 0; i < g.nx; ++i)

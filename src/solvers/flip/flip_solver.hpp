@@ -1,4 +1,4 @@
-// The `flip` solver: PIC/FLIP liquid on a 3D staggered (MAC) grid (seed 001), with Jacobi,
+// The `flip` solver: PIC/FLIP liquid on a 3D staggered (MAC) grid (the PIC-FLIP assignment), with Jacobi,
 // red-black Gauss-Seidel and multigrid-preconditioned CG pressure solvers.
 #pragma once
 
@@ -25,11 +25,12 @@ struct Settings {
     double obstacle_sphere[4] = {0, 0, 0, 0};
     double flip_ratio = 0.95;
     double volume_correction = 0.0;
+    double wall_friction = 0.0;         // Darcy f; 0: free-slip walls
     int transfer = kLinear;
     int transfer_scheme = kPicFlip;
     int advection = kForwardEuler;
     int pressure_solver = 2;            // mgpcg
-    long long jacobi_iterations = 500;  // seed 001, Jacobi Iteration: "~500-1000 iterations"
+    long long jacobi_iterations = 500;  // the PIC-FLIP assignment, Jacobi Iteration: "~500-1000 iterations"
     double jacobi_relaxation = 1.0;
     long long gauss_seidel_iterations = 100;
     double sor_omega = 1.7;
@@ -56,6 +57,14 @@ public:
         SolverTraits t;
         t.liquid = t.surface_mesh = true;
         t.instability_advice = "try a smaller CFL number or time step, or more pressure iterations";
+        t.stat_scales = {{"fluid_volume", "m^3", 1e-9},
+                         {"bulk_density", "particles/cell", 0.01},
+                         {"div_max_before", "1/s", 1e-6},
+                         {"div_max_after", "1/s", 1e-9},
+                         {"pressure_iterations", "", 1, true},
+                         {"pressure_residual", "", 1e-12},
+                         {"fluid_cells", "", 1, true},
+                         {"correction_iterations", "", 1, true}};
         return t;
     }
     int dimension() const override { return 3; }

@@ -1,10 +1,11 @@
-// Part of flip_pipeline.hpp: seed 001's transfers between particles and grid, P2G (by gather or
-// by scatter) and G2P (PIC/FLIP blend or APIC), for both executors.
+// Part of the FLIP pipeline (flip_pipeline.hpp; the class in flip_pipeline_class.hpp): the
+// PIC-FLIP assignment's transfers between particles and grid, P2G (by gather or by scatter) and G2P (PIC/FLIP
+// blend or APIC), for both executors.
 #pragma once
 
 #include <cmath>
 
-#include "solvers/flip/flip_pipeline.hpp"
+#include "solvers/flip/flip_pipeline_class.hpp"
 
 namespace fs::flip {
 
@@ -23,7 +24,7 @@ void Pipeline<Exec>::ensure_affine(bool apic) {
     }
 }
 
-// seed 001, Particle-to-Grid: each face gets the kernel-weighted average of the velocities
+// the PIC-FLIP assignment, Particle-to-Grid: each face gets the kernel-weighted average of the velocities
 // of the particles within reach, u_f = sum w_p v_p / sum w_p (a face nobody reaches is
 // invalid); under APIC the velocity each particle gives face f is its affine field there,
 // v_p,a + c_p,a . (x_f - x_p) (Jiang et al. 2015: m_i v_i = sum_p w_ip m_p (v_p + C_p (x_i -
@@ -205,7 +206,7 @@ void Pipeline<Exec>::p2g_axis(const MacGrid& g, int a) {
                         const int i = flo + m;
                         if (i < i0 || i >= i1) continue;
                         const double atx = i + off.x;
-                        // seed 001's trilinear weight, w = k(dx) k(dy) k(dz)
+                        // the PIC-FLIP assignment's trilinear weight, w = k(dx) k(dy) k(dz)
                         const double w = kernel_1d(u.x - atx, W) * ky * kz;
                         if (Apic) {  // a constant: nvcc lambdas may not first-capture under if constexpr
                             const dvec3 d = dx * (dvec3(atx, aty, atz) - u);  // x_f - x_p
@@ -222,7 +223,7 @@ void Pipeline<Exec>::p2g_axis(const MacGrid& g, int a) {
     });
 }
 
-// seed 001, Grid-to-Particle: v = flip (v + interp(u_new - u_old)) + (1 - flip) interp(u_new)
+// the PIC-FLIP assignment, Grid-to-Particle: v = flip (v + interp(u_new - u_old)) + (1 - flip) interp(u_new)
 // (the assignment's alpha is 1 - flip_ratio). Under APIC, v = interp(u_new) and each
 // component's affine vector from the same faces (interpolate_affine; flip_ratio unused).
 template <class Exec>
@@ -242,7 +243,7 @@ void Pipeline<Exec>::g2p(const Config& c) {
 // Shift: also move each particle by the volume correction's displacement (correct_volume),
 // from the same faces and weights as its velocity, and keep it in the domain.
 // The interpolation is linear in the face values (one set of weights, one normalisation), so
-// seed 001's blend flip (v + interp(u_new) - interp(u_old)) + (1 - flip) interp(u_new) is
+// the PIC-FLIP assignment's blend flip (v + interp(u_new) - interp(u_old)) + (1 - flip) interp(u_new) is
 // flip v + interp(u_new - flip u_old): old_ takes u_new - flip u_old first (it is not read
 // after G2P, and P2G writes it anew), and each particle reads one field where it read two.
 template <class Exec>

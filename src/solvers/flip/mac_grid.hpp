@@ -1,4 +1,4 @@
-// The staggered MAC grid of the FLIP solver (seed 001, "The Staggered Grid"): pressures and cell
+// The staggered MAC grid of the FLIP solver (the PIC-FLIP assignment, "The Staggered Grid"): pressures and cell
 // types at cell centres, each velocity component on the faces normal to its axis. Plain data and
 // host-device index helpers, so kernels of both backends share them.
 #pragma once
@@ -10,7 +10,7 @@
 
 namespace fs::flip {
 
-// What a cell holds (seed 001 marks them 1 fluid, 0 air, -1 solid; unsigned here, same meaning).
+// What a cell holds (the PIC-FLIP assignment marks them 1 fluid, 0 air, -1 solid; unsigned here, same meaning).
 enum CellType : unsigned char { kAir = 0, kFluid = 1, kSolid = 2 };
 
 // nx × ny × nz cubic cells of side dx; cell (i, j, k) spans origin + [i, i+1]·dx along x, and so
@@ -36,7 +36,7 @@ struct MacGrid {
     }
 
     // u (x-velocity) faces: (nx+1)·ny·nz, face (i, j, k) at x = origin.x + i·dx, between cells
-    // (i-1, j, k) and (i, j, k) (seed 001: "the left velocity sample is (i, j, k)").
+    // (i-1, j, k) and (i, j, k) (the PIC-FLIP assignment: "the left velocity sample is (i, j, k)").
     FS_HDI int u_faces() const { return (nx + 1) * ny * nz; }
     FS_HDI int u_face(int i, int j, int k) const { return i + (nx + 1) * (j + ny * k); }
     FS_HDI glm::dvec3 u_position(int i, int j, int k) const {

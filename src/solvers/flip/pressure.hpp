@@ -1,4 +1,4 @@
-// The pressure solve of the FLIP solver (seed 001, "Pressure Projection", step 2), written once
+// The pressure solve of the FLIP solver (the PIC-FLIP assignment, "Pressure Projection", step 2), written once
 // over an executor (CpuExec or CudaExec): A p = b (the operator and its boundary conditions:
 // pressure_operator.hpp) by Jacobi with the assignment's relaxation, red-black Gauss-Seidel with
 // over-relaxation (pressure_relaxation.hpp), or conjugate gradient preconditioned by a geometric
@@ -21,7 +21,7 @@ public:
     struct Settings {
         int method = kMgpcg;
         int iterations = 200;       // sweeps of Jacobi and Gauss-Seidel (no early stop)
-        double jacobi_alpha = 1.0;  // seed 001: p = alpha p_jacobi + (1 - alpha) p_old
+        double jacobi_alpha = 1.0;  // the PIC-FLIP assignment: p = alpha p_jacobi + (1 - alpha) p_old
         double sor_omega = 1.7;     // Gauss-Seidel over-relaxation, in (0, 2)
         double tolerance = 1e-6;    // MGPCG: stop at this relative residual
         int max_iterations = 100;   // MGPCG

@@ -4,8 +4,8 @@
 // The system (Bridson, "Fluid Simulation for Computer Graphics", 2nd ed., ch. 5), on fluid cells:
 //   (A p)_i = sum over the 6 neighbours n of i that are not solid of (p_i - p_n),
 // with p_n = 0 for air neighbours (free surface, Dirichlet) and solid neighbours left out
-// (p_solid = p_i, Neumann: seed 001's mirror condition). This is -dx^2 times seed 001's
-// discrete Laplacian, so seed 001's  lap(p) = (rho/dt) div(u)  reads  A p = b  with
+// (p_solid = p_i, Neumann: the PIC-FLIP assignment's mirror condition). This is -dx^2 times the PIC-FLIP assignment's
+// discrete Laplacian, so the PIC-FLIP assignment's  lap(p) = (rho/dt) div(u)  reads  A p = b  with
 //   b_i = -(rho dx^2 / dt) div(u)_i.
 // A is symmetric; positive definite when every connected fluid region touches air, positive
 // semi-definite otherwise (a closed region's pressure is then defined up to a constant).

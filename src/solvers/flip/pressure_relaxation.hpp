@@ -26,7 +26,7 @@ class Relaxation {
 public:
     static constexpr MemorySpace kSpace = Exec::space;
 
-    // seed 001, "Jacobi Iteration": the Laplacian solved for the centre, with the solid
+    // the PIC-FLIP assignment, "Jacobi Iteration": the Laplacian solved for the centre, with the solid
     // neighbours mirrored (p_n = p_i taken at the new iterate, which leaves them out and divides
     // by the non-solid count) and air neighbours 0 (solve_row); then the assignment's relaxation
     //   p_new = alpha p_jacobi + (1 - alpha) p_old.

@@ -1,4 +1,4 @@
-// Per-cell bodies of the optimal-transport liquid (the particle tutorial's last chapter, seed 000:
+// Per-cell bodies of the optimal-transport liquid (the particle tutorial's last chapter:
 // a liquid whose particles are cells of fixed area), shared by the CPU and CUDA pipelines.
 //
 // A particle i at x_i with weight w_i owns its Laguerre cell (power cell)

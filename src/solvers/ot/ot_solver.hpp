@@ -1,4 +1,4 @@
-// The `ot` solver: a 2D liquid by optimal transport (the particle tutorial's last chapter, seed 000;
+// The `ot` solver: a 2D liquid by optimal transport (the particle tutorial's last chapter;
 // the scheme of Gallouet & Merigot 2018). Each particle is a Laguerre cell of fixed area; every
 // step projects the configuration back onto the incompressible ones (damped Newton on the cells'
 // weights, Kitagawa, Merigot & Thibert 2019), and the cells' centroids pull their particles.
@@ -47,6 +47,18 @@ public:
         SolverTraits t;
         t.liquid = true;
         t.instability_advice = "try a smaller time step, a larger epsilon, or more Newton iterations";
+        t.stat_scales = {{"total_energy", "J/m", 1e-9},
+                         {"transport_energy", "J/m", 1e-9},
+                         {"area_error", "", 1e-9},
+                         {"total_area", "m^2", 1e-9},
+                         {"interface_amplitude", "m", 1e-6},
+                         {"newton_iterations", "", 1, true},
+                         {"cg_iterations", "", 1, true},
+                         {"step_halvings", "", 1, true},
+                         {"newton_restarts", "", 1, true},
+                         {"cell_passes", "", 1, true},
+                         {"cells_ms", "ms", 0.01},
+                         {"solve_ms", "ms", 0.01}};
         return t;
     }
     int dimension() const override { return 2; }

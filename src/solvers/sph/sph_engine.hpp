@@ -14,7 +14,7 @@
 
 namespace fs::sph {
 
-// The stages of one step (seed 003, section 2, in order).
+// The stages of one step (the WCSPH assignment, section 2, in order).
 enum Stage : int {
     kNeighborSearch = 0,
     kDensity,
@@ -27,6 +27,8 @@ enum Stage : int {
     // factor alpha, its accelerations stage the non-pressure forces, its integrate x += dt v.
     kDivergenceSolve,
     kPressureSolve,
+    // Weiler et al. 2018's implicit viscosity (sph_viscosity.hpp), under viscosity_solver = implicit.
+    kViscositySolve,
     kStageCount
 };
 
@@ -36,6 +38,8 @@ struct SolveReport {
     double density_residual = 0.0;     // mean compression left, over rho0
     int divergence_iterations = 0;
     double divergence_residual = 0.0;  // mean compression rate left, times dt, over rho0
+    int viscosity_iterations = 0;      // the implicit viscosity's conjugate gradients
+    double viscosity_residual = 0.0;   // |r| / |b| left
 };
 
 // All particles in host memory, fluid and boundary alike. `offset` is a barrier particle's

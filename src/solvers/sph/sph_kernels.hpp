@@ -1,4 +1,4 @@
-// Per-particle bodies of the WCSPH solver (seed 003: the 2D WCSPH assignment, after Koschier et
+// Per-particle bodies of the WCSPH solver (the 2D WCSPH assignment, after Koschier et
 // al., "Smoothed Particle Hydrodynamics Techniques for the Physics Based Simulation of Fluids
 // and Solids", Eurographics 2019 tutorial), shared by the CPU and CUDA pipelines.
 #pragma once
@@ -22,11 +22,11 @@ enum Kind : int { kFluid = 0, kWall = 1, kBarrier = 2 };
 
 // How boundary particles enter density and pressure forces.
 enum BoundaryModel : int {
-    kAssignment = 0,        // seed 003, 2.4: density rho0, pressure 0
+    kAssignment = 0,        // the WCSPH assignment, 2.4: density rho0, pressure 0
     kPressureMirroring = 1  // Adami, Hu and Adams 2012: pressure extrapolated from the fluid
 };
 
-// The 2D cubic spline of seed 003, 2.1, with support radius h (q = r/h):
+// The 2D cubic spline of the WCSPH assignment, 2.1, with support radius h (q = r/h):
 //   W(r, h) = 40/(7 pi h^2) * { 6(q^3 - q^2) + 1   for 0 <= q < 1/2
 //                               2(1 - q)^3          for 1/2 <= q < 1
 //                               0                   otherwise }
@@ -87,7 +87,7 @@ struct CubicSpline {
     }
 };
 
-// Tait equation (seed 003, 2.2): p = B((rho/rho0)^gamma - 1), with B = rho0 c_s^2 / gamma so that
+// Tait equation (the WCSPH assignment, 2.2): p = B((rho/rho0)^gamma - 1), with B = rho0 c_s^2 / gamma so that
 // the speed of sound c_s (dp/drho at rest) is the one number a user sets.
 // x^gamma by squaring where gamma is a whole number from 1 to 16 (the usual 7: four products,
 // a few ulp from pow, which cost the pressure stage most of its time), pow otherwise.
@@ -111,17 +111,21 @@ FS_HDI double tait_density(double p, double rho0, double B, double gamma) {
 
 // How the pressure is found (the `pressure_solver` parameter).
 enum PressureSolver : int {
-    kWcsph = 0,  // seed 003: the Tait equation of state, explicit (weakly compressible)
+    kWcsph = 0,  // the WCSPH assignment: the Tait equation of state, explicit (weakly compressible)
     kDfsph = 1,  // divergence-free SPH (Bender & Koschier 2015, 2017): two implicit solves a step
     kIisph = 2   // implicit incompressible SPH (Ihmsen et al. 2014): DFSPH's density solve alone
 };
 // Whether the pressure comes from the implicit solves (DFSPH, IISPH) rather than the Tait equation.
 FS_HDI bool implicit_pressure(int solver) { return solver != kWcsph; }
+// How DFSPH and IISPH apply the viscosity (the `viscosity_solver` parameter): Monaghan's term,
+// explicit (viscous_acceleration below), or Weiler et al. 2018's implicit solve (sph_viscosity.hpp).
+enum ViscositySolver : int { kExplicitViscosity = 0, kImplicitViscosity = 1 };
 
 // Everything a stage needs, as plain values.
 struct Config {
     double dt = 1e-4;
     int solver = kWcsph;
+    int viscosity_solver = kExplicitViscosity;  // DFSPH and IISPH only
     double h = 0.02;           // kernel support radius (m)
     double spacing = 0.01;     // particle spacing at rest (m)
     double mass = 0.1;         // particle mass (kg): rho0 * spacing^2 (2D, per unit depth)
@@ -134,6 +138,7 @@ struct Config {
     dvec2 gravity{0.0, -9.81};
     bool clamp_density = true;
     int boundary_model = kPressureMirroring;
+    double boundary_viscosity = 1.0;  // the walls' viscosity over the fluid's (sph_boundary_friction.hpp)
     dvec2 barrier_center{0.5, 0.5};
     double barrier_angle = 0.0;  // radians
     dvec2 barrier_velocity{0.0, 0.0};  // while a hand drags it (core/hands.hpp)
@@ -155,7 +160,7 @@ struct Config {
 FS_HDI double kinematic_viscosity(double alpha, double h, double c_s) { return alpha * h * c_s / 8.0; }
 
 // The force terms between particle i and a neighbour j, per unit mass of i, for x_ij = x_i - x_j
-// and v_ij = v_i - v_j (seed 003, 2.3 and 2.5):
+// and v_ij = v_i - v_j (the WCSPH assignment, 2.3 and 2.5):
 //   pressure:  -m (p_i/rho_i^2 + p_j/rho_j^2) grad_i W_ij
 //   viscosity: -m Pi_ij grad_i W_ij, with Pi_ij = -(2 alpha h c_s / (rho_i + rho_j))
 //              (v_ij . x_ij) / (|x_ij|^2 + epsilon h^2), only when v_ij . x_ij < 0.
@@ -205,7 +210,7 @@ struct NeighborList {
     }
 };
 
-// seed 003, 2.3 and 2.5: fluid particle i's acceleration, g + sum_j pair_acceleration over its
+// the WCSPH assignment, 2.3 and 2.5: fluid particle i's acceleration, g + sum_j pair_acceleration over its
 // neighbours, rho_P holding each particle's (rho, p / rho^2). The force stage's scalar body (the
 // GPU's, and hosts' without AVX-512), and sph_simd.hpp's for a particle whose row overflowed.
 FS_HDI dvec2 fluid_acceleration(const Config& c, const CubicSpline<double>& k, const NeighborList& nb, int i,
@@ -223,7 +228,7 @@ FS_HDI dvec2 fluid_acceleration(const Config& c, const CubicSpline<double>& k, c
 // 2017, "Divergence-free SPH for incompressible and viscous fluids", TVCG 23(3)) ----
 //
 // Both of its solves find a pressure P_i = p_i / rho_i^2 per fluid particle whose acceleration,
-// the same symmetric form as WCSPH's (seed 003, 2.3),
+// the same symmetric form as WCSPH's (the WCSPH assignment, 2.3),
 //   a_i(P) = -sum_f m (P_i + P_f) grad W_if - sum_b m (P_i + P_b) grad W_ib   (f fluid, b boundary),
 // applied over dt removes a density change: rho*_i - rho0 (the density solve; rho*_i the density
 // the predicted velocities lead to) or dt D rho_i / Dt (the divergence solve). Boundary particles
@@ -319,7 +324,7 @@ struct GradList {
 FS_HDI double boundary_factor(const Config& c) { return c.boundary_model == kPressureMirroring ? 2.0 : 1.0; }
 
 // DFSPH's density stage for fluid particle i, one pass over the grid: rho_i = sum_j m W_ij with the
-// particle itself (seed 003, 2.1), alpha_i (above), and the neighbours within h with grad_i W_ij
+// particle itself (the WCSPH assignment, 2.1), alpha_i (above), and the neighbours within h with grad_i W_ij
 // beside each, written to `list` and `grads` (room for `cap`; the count is returned either way).
 struct DensityAlpha {
     double rho, alpha;

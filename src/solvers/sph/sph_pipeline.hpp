@@ -10,8 +10,10 @@
 #include "core/reduce_ops.hpp"
 #include "solvers/common/cell_sort.hpp"
 #include "solvers/common/pair_list.hpp"
+#include "solvers/sph/sph_boundary_friction.hpp"
 #include "solvers/sph/sph_engine.hpp"
 #include "solvers/sph/sph_simd.hpp"
+#include "solvers/sph/sph_viscosity.hpp"
 
 namespace fs::sph {
 
@@ -37,6 +39,7 @@ public:
         auto kappa = kappa_.cview();
         divergence_zero_ =
             exec_.transform_reduce(size(), 0, FS_LAMBDA(int i) { return kappa[i].y != 0.0 ? 1 : 0; }, Plus{}) == 0;
+        viscosity_.forget();
     }
 
     void download(HostState& s) const override {
@@ -57,11 +60,15 @@ public:
             case kNeighborSearch: neighbor_search(c); break;
             case kDensity: density(c); break;
             case kPressure: pressure(c); break;
-            case kAccelerations: accelerations(c); break;
+            case kAccelerations:
+                accelerations(c);
+                if (c.boundary_viscosity != 1.0) boundary_friction(c);
+                break;
             case kIntegrate: integrate(c); break;
             case kBoundary: boundary(c); break;
             case kDivergenceSolve: divergence_solve(c); break;
             case kPressureSolve: pressure_solve(c); break;
+            case kViscositySolve: viscosity_solve(c); break;
             default: break;
         }
     }
@@ -112,7 +119,7 @@ public:
         return {c.grid, false, sort_.cell_start(), pos_.cview()};
     }
 
-    // seed 003, 2.1: rho_i = sum_j m_j W(|x_i - x_j|, h), over fluid and boundary neighbours
+    // the WCSPH assignment, 2.1: rho_i = sum_j m_j W(|x_i - x_j|, h), over fluid and boundary neighbours
     // and the particle itself; the implicit solvers' stage also finds alpha_i and the kernel
     // gradients (dfsph_density_stage).
     void density(const Config& c) {
@@ -255,7 +262,7 @@ public:
         return {neighbors(c), neighbor_list_.cview(), neighbors_.cview(), list_capacity(c), c.h * c.h};
     }
 
-    // seed 003, 2.2: Tait pressure for the fluid (after the clamp rho = max(rho0, rho) of its
+    // the WCSPH assignment, 2.2: Tait pressure for the fluid (after the clamp rho = max(rho0, rho) of its
     // debugging tips); boundary particles get density rho0 and pressure 0 (2.4), or with
     // pressure mirroring (Adami, Hu and Adams 2012, eq. 27) the pressure extrapolated from the
     // fluid around them, hydrostatics included:
@@ -304,7 +311,7 @@ public:
         });
     }
 
-    // seed 003, 2.3 and 2.5: a_i = g + sum_j pair_acceleration (pressure + artificial viscosity).
+    // the WCSPH assignment, 2.3 and 2.5: a_i = g + sum_j pair_acceleration (pressure + artificial viscosity).
     void accelerations(const Config& c) {
         if (implicit_pressure(c.solver)) return viscous_accelerations(c);
         const auto nb = neighbor_list(c);
@@ -335,6 +342,23 @@ public:
         });
     }
 
+    // The walls' viscosity at boundary_viscosity times the fluid's (sph_boundary_friction.hpp).
+    void boundary_friction(const Config& c) {
+        const auto nb = neighbor_list(c);
+        auto pos = pos_.cview();
+        auto vel = vel_.cview();
+        auto kind = kind_.cview();
+        auto rho = density_.cview();
+        auto acc = acc_.view();
+        const Config cfg = c;
+        const CubicSpline<double> k{c.h};
+        const double extra = c.boundary_viscosity - 1.0;
+        exec_.parallel_for(size(), FS_LAMBDA(int i) {
+            if (kind[i] != kFluid) return;
+            acc[i] += extra * boundary_viscous_acceleration(cfg, k, nb, i, pos.data, vel.data, rho.data, kind.data);
+        });
+    }
+
     // DFSPH's non-pressure accelerations: gravity and viscosity (sph_kernels.hpp).
     void viscous_accelerations(const Config& c) {
         const auto gl = grad_list(c);
@@ -345,10 +369,25 @@ public:
         auto acc = acc_.view();
         auto fluid = fluid_.cview();
         const Config cfg = c;
+        const bool implicit = c.viscosity_solver == kImplicitViscosity;  // then viscosity_solve adds it
         exec_.parallel_slices(fluid_count_, kSliceLeast, FS_LAMBDA(int t) {
             const int i = fluid[t];
-            acc[i] = viscous_acceleration(cfg, gl, i, pos.data, vel.data, rho.data, kind.data);
+            acc[i] = implicit ? cfg.gravity : viscous_acceleration(cfg, gl, i, pos.data, vel.data, rho.data, kind.data);
         });
+    }
+
+    // Weiler et al. 2018's implicit viscosity (sph_viscosity.hpp): adds (v* - v) / dt to acc.
+    void viscosity_solve(const Config& c) {
+        if (c.viscosity_solver != kImplicitViscosity || !(kinematic_viscosity(c.alpha, c.h, c.c_s) > 0.0)) {
+            report_.viscosity_iterations = 0;
+            report_.viscosity_residual = 0.0;
+            return;
+        }
+        const auto [iterations, residual] =
+            viscosity_.run(exec_, c, grad_list(c), size(), fluid_.cview(), fluid_count_, pos_.cview(), vel_.cview(),
+                           density_.cview(), kind_.cview(), id_.cview(), acc_.view());
+        report_.viscosity_iterations = iterations;
+        report_.viscosity_residual = residual;
     }
 
     // Semi-implicit (symplectic) Euler, as the assignment: v += dt a, then x += dt v; a hand
@@ -486,7 +525,7 @@ public:
 
     SolveReport solve_report() const override { return report_; }
 
-    // The barrier follows its angle (seed 003, 3: E/Q rotate it): x = centre + R(angle) offset.
+    // The barrier follows its angle (the WCSPH assignment, 3: E/Q rotate it): x = centre + R(angle) offset.
     // Turning, it moves quasi-statically; dragged by a hand, its particles carry the drag's
     // velocity into the viscosity term, as the walls' velocity enters it for moving boundaries
     // (Adami, Hu and Adams 2012, section 2.3, without their extrapolated no-slip velocity).
@@ -610,6 +649,7 @@ private:
     int fluid_count_ = 0;
     Buffer<int> kind_alt_{kSpace}, id_alt_{kSpace};
     grid::CellSort<Exec> sort_;
+    ViscositySolve<Exec> viscosity_;
 };
 
 }  // namespace fs::sph

@@ -1,7 +1,7 @@
 // The density and force stages' pair loops eight candidates at a time, for hosts with AVX-512F
 // (chosen at run time: solvers/common/lanes.hpp). The same terms as sph_kernels.hpp's scalar
-// bodies, which the GPU and other hosts run: the cubic spline and its gradient (seed 003, 2.1), and the pressure and
-// Monaghan viscosity pair force (seed 003, 2.3 and 2.5). What differs is the order of the sums
+// bodies, which the GPU and other hosts run: the cubic spline and its gradient (the WCSPH assignment, 2.1), and the pressure and
+// Monaghan viscosity pair force (the WCSPH assignment, 2.3 and 2.5). What differs is the order of the sums
 // (eight lanes, joined by a fixed tree at the end), so the results agree with the scalar bodies
 // to round-off, not to the bit; they are still the same for any thread count, since each
 // particle's sums are its own. tests/test_sph.cpp compares the two.
@@ -34,7 +34,7 @@ using lanes::first_lanes;
 
 #define FS_SPH_TARGET FS_LANES_TARGET
 
-// The spline's piece, 6(q^3 - q^2) + 1 for q < 1/2 and 2(1 - q)^3 beyond (seed 003, 2.1;
+// The spline's piece, 6(q^3 - q^2) + 1 for q < 1/2 and 2(1 - q)^3 beyond (the WCSPH assignment, 2.1;
 // sigma is the caller's), of eight distances squared, added to acc in the lanes of `use`.
 FS_SPH_TARGET __m512d add_pieces(__m512d acc, __mmask8 use, __m512d r2, double inv_h) {
     const __m512d one = _mm512_set1_pd(1.0);
@@ -47,7 +47,7 @@ FS_SPH_TARGET __m512d add_pieces(__m512d acc, __mmask8 use, __m512d r2, double i
     return _mm512_mask_add_pd(acc, use, acc, _mm512_mask_blend_pd(inside, outer, inner));
 }
 
-// Density (seed 003, 2.1): the sum over particle i's neighbours j != i within h of the spline's
+// Density (the WCSPH assignment, 2.1): the sum over particle i's neighbours j != i within h of the spline's
 // piece (times sigma: the caller's). The candidates are tested eight at a time; the neighbours'
 // slots go to `row` in slot order (the first `room` of them; `near` counts them all), and their
 // distances queue in a register until eight are there, whose pieces are then evaluated
@@ -116,7 +116,7 @@ FS_SPH_TARGET __m512d four_pairs(const double* base, const int* q) {
     return _mm512_insertf64x4(_mm512_castpd256_pd512(lo), hi, 1);
 }
 
-// The density stage (seed 003, 2.1: rho_i = m sum_j W_ij, the particle itself included) for
+// The density stage (the WCSPH assignment, 2.1: rho_i = m sum_j W_ij, the particle itself included) for
 // particles first .. last-1, recording their neighbours' rows. Particles in one cell search the
 // same runs (the 3x3 block), found once for them; the loop's constants are set up once.
 FS_SPH_TARGET void density_block(const grid::Neighbors2& nb, int first, int last, const CubicSpline<double>& k,
@@ -139,7 +139,7 @@ FS_SPH_TARGET void density_block(const grid::Neighbors2& nb, int first, int last
 }
 
 // The force stage's sum over the n neighbours in `row` of sph_kernels.hpp's pair_acceleration
-// (pressure and Monaghan viscosity, seed 003, 2.3 and 2.5), eight neighbours at a time.
+// (pressure and Monaghan viscosity, the WCSPH assignment, 2.3 and 2.5), eight neighbours at a time.
 FS_SPH_TARGET dvec2 acceleration_sum(const Config& c, const CubicSpline<double>& k, const dvec2* pos,
                                      const dvec2* vel, const dvec2* rho_P, const int* row, int n, dvec2 xi, dvec2 vi,
                                      double rho_i, double P_i) {
@@ -199,7 +199,7 @@ FS_SPH_TARGET dvec2 acceleration_sum(const Config& c, const CubicSpline<double>&
     return {_mm512_reduce_add_pd(ax), _mm512_reduce_add_pd(ay)};
 }
 
-// The force stage (seed 003, 2.3 and 2.5: a_i = g + sum_j pair_acceleration) for particles
+// The force stage (the WCSPH assignment, 2.3 and 2.5: a_i = g + sum_j pair_acceleration) for particles
 // first .. last-1; a particle whose row overflowed is searched through the grid, as the scalar
 // body does.
 FS_SPH_TARGET void acceleration_block(const Config& c, const CubicSpline<double>& k, const NeighborList& nb,

@@ -77,6 +77,12 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
                   "hydrostatic part (Adami, Hu and Adams 2012), so a tank at rest has the right "
                   "pressure at its bottom."},
                  {"assignment", "pressure_mirroring"}, &s_.boundary_model);
+    r.add_real({"boundary_viscosity", "Wall friction", "Boundary", "",
+                "The walls' viscosity term as a multiple of the fluid's (Akinci et al. 2012's boundary friction, "
+                "its sigma_b over sigma): 1 the walls stick with the fluid's viscosity (no-slip as far as the "
+                "viscosity reaches), 0 free-slip walls, above 1 rougher walls.",
+                0, 100},
+               &s_.boundary_viscosity);
     r.add_int({"boundary_layers", "Wall layers", "Boundary", "",
                "Layers of wall particles: at least the kernel's support in spacings (WCSPH assignment: three, "
                "for a support of 2 spacings); 0 for no walls at all (a free blob).", 0, 10, false, true},
@@ -115,6 +121,11 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
                   "own speed (dfsph_cfl), not by sound: several times longer steps. iisph: implicit incompressible "
                   "SPH (Ihmsen et al. 2014), the density solve alone. Switches at the next step."},
                  {"wcsph", "dfsph", "iisph"}, &s_.pressure_solver);
+    r.add_choice({"viscosity_solver", "Viscosity solver", "Pressure", "",
+                  "DFSPH and IISPH: explicit, Monaghan's term (kinematic_viscosity) as a force, which bounds dt by "
+                  "0.125 (h/2)^2 / nu; implicit, Weiler et al. 2018's Laplacian solved by conjugate gradients, "
+                  "so dt follows dfsph_cfl alone. WCSPH keeps the explicit term."},
+                 {"explicit", "implicit"}, &s_.viscosity_solver);
     r.add_real({"dfsph_cfl", "DFSPH CFL number", "Pressure", "",
                 "DFSPH and IISPH: particle spacings the fastest particle may cross per step, "
                 "dt = dfsph_cfl spacing / max speed (Bender & Koschier 2017: 0.4 of the particle diameter).",
@@ -152,7 +163,7 @@ SphSolver::SphSolver(Backend backend) : EngineSolver(backend) {
     r.add_choice({"dt_limit", "Time step set by", "Diagnostics", "",
                   "Which bound set the last dt: max_dt; cfl (WCSPH: sound plus the fastest particle; DFSPH: the "
                   "fastest particle); force (0.25 sqrt(h / |a|max), Monaghan 1992); viscosity (0.125 (h/2)^2 / nu, "
-                  "Morris et al. 1997, DFSPH).",
+                  "Morris et al. 1997, DFSPH and IISPH under viscosity_solver = explicit).",
                   0, 0, true},
                  {"max_dt", "cfl", "force", "viscosity"}, &s_.dt_limit);
     r.add_real({"stiffness", "Stiffness B", "Diagnostics", "Pa", "B = rho0 c_s^2 / gamma.", 0, 1e300, true},
@@ -182,7 +193,8 @@ const StageList& stage_list(int solver) {
         {{"neighbor_search", "counting sort by cell (the grid of the euler solver)"},
          {"density", "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij"},
          {"pressure", "WCSPH assignment, 2.2: Tait p = B((rho/rho0)^7 - 1); boundary 2.4 / Adami 2012"},
-         {"accelerations", "WCSPH assignment, 2.3 + 2.5: symmetric pressure force, Monaghan viscosity, gravity"},
+         {"accelerations", "WCSPH assignment, 2.3 + 2.5: symmetric pressure force, Monaghan viscosity, gravity; the walls' "
+                           "viscosity at boundary_viscosity times the fluid's (Akinci et al. 2012)"},
          {"integrate", "semi-implicit Euler: v += dt a, x += dt v"},
          {"boundary", "WCSPH assignment, 3: the barrier follows its angle"}},
         {kNeighborSearch, kDensity, kPressure, kAccelerations, kIntegrate, kBoundary}};
@@ -191,21 +203,26 @@ const StageList& stage_list(int solver) {
          {"density", "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij; DFSPH's factor alpha_i (Bender & Koschier "
                      "2015, eq. 9)"},
          {"divergence_solve", "DFSPH (Bender & Koschier 2017, Alg. 1): pressures that remove D rho / Dt"},
-         {"accelerations", "WCSPH assignment, 2.5: Monaghan viscosity and gravity (no pressure)"},
+         {"accelerations", "WCSPH assignment, 2.5: Monaghan viscosity (explicit) and gravity (no pressure); the "
+                           "walls' viscosity at boundary_viscosity times the fluid's (Akinci et al. 2012)"},
+         {"viscosity_solve", "Weiler et al. 2018: implicit viscosity by conjugate gradients (viscosity_solver)"},
          {"pressure_solve", "DFSPH (Bender & Koschier 2017, Alg. 1): v* = v + dt a, pressures that bring rho* to rho0"},
          {"integrate", "x += dt v"},
          {"boundary", "WCSPH assignment, 3: the barrier follows its angle"}},
-        {kNeighborSearch, kDensity, kDivergenceSolve, kAccelerations, kPressureSolve, kIntegrate, kBoundary}};
+        {kNeighborSearch, kDensity, kDivergenceSolve, kAccelerations, kViscositySolve, kPressureSolve, kIntegrate,
+         kBoundary}};
     static const StageList kIisphStages = {
         {{"neighbor_search", "counting sort by cell (the grid of the euler solver)"},
          {"density", "WCSPH assignment, 2.1: rho_i = sum_j m_j W_ij; the diagonal 1/alpha_i (Ihmsen et al. "
                      "2014, a_ii)"},
-         {"accelerations", "WCSPH assignment, 2.5: Monaghan viscosity and gravity (no pressure)"},
+         {"accelerations", "WCSPH assignment, 2.5: Monaghan viscosity (explicit) and gravity (no pressure); the "
+                           "walls' viscosity at boundary_viscosity times the fluid's (Akinci et al. 2012)"},
+         {"viscosity_solve", "Weiler et al. 2018: implicit viscosity by conjugate gradients (viscosity_solver)"},
          {"pressure_solve", "IISPH (Ihmsen et al. 2014): v* = v + dt a, relaxed Jacobi on the pressure Poisson "
                             "equation"},
          {"integrate", "x += dt v"},
          {"boundary", "WCSPH assignment, 3: the barrier follows its angle"}},
-        {kNeighborSearch, kDensity, kAccelerations, kPressureSolve, kIntegrate, kBoundary}};
+        {kNeighborSearch, kDensity, kAccelerations, kViscositySolve, kPressureSolve, kIntegrate, kBoundary}};
     return solver == kDfsph ? kDfsphStages : solver == kIisph ? kIisphStages : kWcsphStages;
 }
 }  // namespace
@@ -294,6 +311,7 @@ Config SphSolver::config() const {
     Config c;
     c.dt = dt_;
     c.solver = solver_;
+    c.viscosity_solver = s_.viscosity_solver;
     c.density_tolerance = s_.density_tolerance;
     c.divergence_tolerance = s_.divergence_tolerance;
     c.max_iterations = static_cast<int>(s_.max_iterations);
@@ -311,6 +329,7 @@ Config SphSolver::config() const {
     c.gravity = gravity_vector<2>(s_.gravity, s_.gravity_direction);
     c.clamp_density = s_.clamp_density;
     c.boundary_model = s_.boundary_model;
+    c.boundary_viscosity = s_.boundary_viscosity;
     c.barrier_center = barrier_pos_;
     c.barrier_angle = s_.barrier_angle * kPi / 180.0;
     c.barrier_velocity = barrier_vel_;
@@ -362,7 +381,7 @@ void SphSolver::do_reset() {
     const double W = s_.domain_size[0], H = s_.domain_size[1];
     const long long layers = s_.boundary_layers;
     // A fluid particle next to a wall must find wall particles across its whole support, or it
-    // leaks out where the kernel reaches past the last layer (seed 003, 2.4: three layers for the
+    // leaks out where the kernel reaches past the last layer (the WCSPH assignment, 2.4: three layers for the
     // support of two spacings it uses).
     const auto needed = static_cast<long long>(std::ceil(s_.support_factor - 1e-9));
     if (layers > 0 && layers < needed)
@@ -434,7 +453,7 @@ void SphSolver::do_reset() {
     if (fluid == 0)
         throw ParamError("fluid_box: no fluid particle fits (the block must overlap the box [0, " +
                          std::to_string(W) + "] x [0, " + std::to_string(H) + "])");
-    // Walls: `layers` rows of particles outside the box on every side (seed 003, 2.4).
+    // Walls: `layers` rows of particles outside the box on every side (the WCSPH assignment, 2.4).
     for (long long j = -layers; j < static_cast<long long>(std::ceil(H / dx)) + layers; ++j)
         for (long long i = -layers; i < static_cast<long long>(std::ceil(W / dx)) + layers; ++i) {
             const dvec2 p{(i + 0.5) * dx, (j + 0.5) * dx};
@@ -535,7 +554,7 @@ std::vector<std::pair<int, int>> SphSolver::neighbor_pairs(bool grid) {
     return engine_->neighbor_pairs(config(), grid);
 }
 
-// seed 003 leaves dt to the user. Monaghan 1992 (Annu. Rev. Astron. Astrophys. 30, time stepping):
+// the WCSPH assignment leaves dt to the user. Monaghan 1992 (Annu. Rev. Astron. Astrophys. 30, time stepping):
 // a CFL condition on c_s and the fastest particle, and a force condition dt <= 0.25 sqrt(h / |a|),
 // h the smoothing length (half the cubic spline's support), both with the speed and acceleration
 // of the last step (no host round trip inside a step). The CFL number counts particle spacings,
@@ -558,7 +577,8 @@ void SphSolver::choose_dt() {
         if (fastest > 0.0) bound(s_.dfsph_cfl * s_.spacing / fastest, 1);
         const double h = support_radius();
         const double nu = kinematic_viscosity(alpha_used(), h, s_.speed_of_sound);
-        if (nu > 0.0) bound(0.125 * 0.25 * h * h / nu, 3);
+        // The implicit viscosity (Weiler et al. 2018) is unconditionally stable: no bound.
+        if (nu > 0.0 && s_.viscosity_solver == kExplicitViscosity) bound(0.125 * 0.25 * h * h / nu, 3);
     } else {
         bound(s_.cfl * s_.spacing / (s_.speed_of_sound + fastest), 1);
     }
@@ -636,6 +656,10 @@ void SphSolver::report(const Sums& s, Stats& out) const {
         if (solver_ == kDfsph) {
             out.set_count("divergence_iterations", r.divergence_iterations);
             out.set("divergence_residual", r.divergence_residual);
+        }
+        if (s_.viscosity_solver == kImplicitViscosity) {
+            out.set_count("viscosity_iterations", r.viscosity_iterations);
+            out.set("viscosity_residual", r.viscosity_residual);
         }
     }
     out.set("density_error_mean", s.fluid > 0 ? s.compression_sum / (fluid * s_.rest_density) : 0.0);

@@ -1,4 +1,4 @@
-// The `sph` solver: 2D weakly compressible SPH (seed 003) with boundary particles, Monaghan
+// The `sph` solver: 2D weakly compressible SPH (the WCSPH assignment) with boundary particles, Monaghan
 // artificial viscosity, gravity turned by W/A/S/D and a barrier rotated by Q/E.
 #pragma once
 
@@ -23,6 +23,7 @@ struct Settings {
     double fluid_box_2[4] = {0.0, 0.0, 0.0, 0.0};
     long long boundary_layers = 3;
     int boundary_model = kPressureMirroring;
+    double boundary_viscosity = 1.0;           // the walls' viscosity over the fluid's
     double rest_density = 1000.0;
     double speed_of_sound = 35.0;
     double gamma = 7.0;
@@ -34,6 +35,7 @@ struct Settings {
     double cfl = 0.8;                           // particle spacings per step
     double max_dt = 1e-3;
     int pressure_solver = kWcsph;
+    int viscosity_solver = kExplicitViscosity;  // DFSPH and IISPH: Monaghan explicit (docs/solvers/sph.md: why)
     double dfsph_cfl = 0.4;                     // DFSPH: spacings the fastest particle crosses a step
     double density_tolerance = 1e-3;            // DFSPH: mean compression left, over rho0
     double divergence_tolerance = 1e-3;         // DFSPH: mean compression rate left times dt, over rho0
@@ -69,6 +71,20 @@ public:
         // dt follows the speed of sound (CFL), so a stiffer fluid is slower, not less stable.
         t.instability_advice = "try a larger speed of sound, a smaller CFL number or largest time step, or more "
                                "viscosity";
+        t.stat_scales = {{"density_mean", "kg/m^3", 0.1},
+                         {"density_max_error", "", 1e-4},
+                         {"density_error_mean", "", 1e-5},
+                         {"pressure_max", "Pa", 1.0},
+                         {"neighbors_mean", "", 0.1},
+                         {"front_x", "m", 1e-3},
+                         {"n_fluid", "", 1, true},
+                         {"barrier_angle", "deg", 0.05},
+                         {"density_iterations", "", 1, true},  // dfsph, iisph
+                         {"density_residual", "", 1e-6},
+                         {"divergence_iterations", "", 1, true},
+                         {"divergence_residual", "", 1e-6},
+                         {"viscosity_iterations", "", 1, true},  // viscosity_solver implicit
+                         {"viscosity_residual", "", 1e-6}};
         return t;
     }
     int dimension() const override { return 2; }

@@ -37,7 +37,7 @@ public:
     View<const BodyShape> bodies() const { return bodies_.cview(); }
     const std::vector<BodyShape>& host_bodies() const { return bodies_host_; }
 
-    // seed 002, "Collision Response" and CollideVortonsSlice, body after body: a vorton within
+    // vortex particles part 13, "Collision Response" and CollideVortonsSlice, body after body: a vorton within
     // boundary_thickness core radii of the surface (bounding-sphere broad phase first) is pushed
     // out to one core radius, and its vorticity changes so that the tangential slip between fluid
     // and body surface at the contact point is cancelled (part 4 of the series). The vortons in
@@ -238,7 +238,7 @@ public:
         return exec.transform_reduce(n, Exchange{}, FS_LAMBDA(int i) { return ex[i]; }, ExchangeOp{});
     }
 
-    // Tracers found inside a body move out to its surface (seed 002, RemoveEmbeddedParticles
+    // Tracers found inside a body move out to its surface (vortex particles part 13, RemoveEmbeddedParticles
     // moves rather than deletes, so the smoke keeps its amount); those touching it take its heat.
     // Bodies [0, count) in order, each seeing where the one before left the tracer.
     void collide_tracers(Exec& exec, const Config& c, int count, View<dvec3> tp, View<double> tt,

@@ -163,6 +163,38 @@ public:
         }
     }
 
+    // The slip at each panel's centre (no-slip by vorticity creation, Koumoutsakos, Leonard and
+    // Pepin 1994, JCP 113, sec. 2: the potential solve meets no-through-flow and leaves a slip
+    // u_s = u - u_body in the surface's plane, the strength of the spurious vortex sheet that
+    // the step must release into the fluid). u is the vortons' (and held) velocity at the centre
+    // plus every other panel's; a panel's own is normal there (add_panel's note). Off: nothing
+    // kept, and no cost.
+    void measure_slip(Exec& exec, const std::vector<BodyShape>& bodies, bool on) {
+        sheet_.clear();
+        if (!on || world_.empty()) return;
+        const int n = static_cast<int>(world_.size());
+        auto panels = panels_.cview();
+        auto q = q_.cview();
+        auto at = centres_.cview();
+        auto uc = ucol_.cview();
+        auto out = ufluid_.resized(static_cast<std::size_t>(n));
+        exec.parallel_for(n, FS_LAMBDA(int i) {
+            PanelInduced acc;
+            for (int j = 0; j < n; ++j)
+                if (j != i) add_panel(acc, panels[j], q[j], at[i], dvec3(0.0), false, false);
+            out[i] = uc[i] + acc.u;
+        });
+        ufluid_.copy_to_host(ufluid_host_);
+        sheet_.resize(world_.size());
+        for (int b = 0; b < kMaxBodies; ++b)
+            for (int i = ranges_.begin[b]; i < ranges_.end[b]; ++i) {
+                const Panel& p = world_[i];
+                const dvec3 rel = ufluid_host_[i] - surface_velocity(bodies[b], p.centre);
+                sheet_[i] = PanelSheet{p.centre, p.normal, rel - glm::dot(rel, p.normal) * p.normal, p.area, b};
+            }
+    }
+    const std::vector<PanelSheet>& sheet() const { return sheet_; }
+
     // The normal velocity at body b's centres from a unit source density on each of body c's
     // panels, kept while the two bodies stand as they did (the bundled scenes' bodies that do not
     // move relative to each other: computed once; the plate over flames spent 19 ms a step on
@@ -268,11 +300,12 @@ public:
 private:
     std::vector<std::shared_ptr<const PanelSystem>> systems_;
     std::vector<Panel> world_;
-    std::vector<dvec3> centres_host_, ucol_host_;
+    std::vector<dvec3> centres_host_, ucol_host_, ufluid_host_;
+    std::vector<PanelSheet> sheet_;
     std::vector<double> q_host_;
     PanelBodies ranges_;
     Buffer<Panel> panels_{kSpace};
-    Buffer<dvec3> centres_{kSpace}, ucol_{kSpace};
+    Buffer<dvec3> centres_{kSpace}, ucol_{kSpace}, ufluid_{kSpace};
     Buffer<double> q_{kSpace};
     Buffer<PanelForceSums> parts_{kSpace};
     PanelForceSums sums_;

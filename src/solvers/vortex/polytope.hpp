@@ -1,4 +1,4 @@
-// Convex polytopes for the vortex-particle solver (seed 002, "Convex Obstacles"): a body's shape as
+// Convex polytopes for the vortex-particle solver (vortex particles part 13, "Convex Obstacles"): a body's shape as
 // a fixed set of planes in body space, and the point queries the collision stages run per
 // particle. Plain data and inline host-device functions: no allocation, no virtuals, so the same
 // code runs in CPU loops and CUDA kernels. Building shapes (hulls, checks, meshes) is host-only
@@ -13,7 +13,7 @@
 
 namespace fs::vortex {
 
-// A plane n·x - d = 0 with unit normal n; d is then its distance from the origin (seed 002,
+// A plane n·x - d = 0 with unit normal n; d is then its distance from the origin (vortex particles part 13,
 // "The Math Behind Planes"). Points with n·x - d > 0 lie in front of it, outside the body.
 struct Plane {
     glm::dvec3 n;
@@ -23,7 +23,7 @@ struct Plane {
 constexpr int kMaxPlanes = 32;
 
 // A convex polytope as the intersection of the half-spaces behind its face planes, in body space
-// (seed 002, "Planes Make Convex Hulls": the H-representation). Build it with shapes.hpp, which
+// (vortex particles part 13, "Planes Make Convex Hulls": the H-representation). Build it with shapes.hpp, which
 // also sets bounding_radius.
 struct Polytope {
     int count = 0;
@@ -37,7 +37,7 @@ struct Pose {
     glm::dmat3 orientation{1.0};
 };
 
-// Signed distance of q from the plane, D = n·q - d (seed 002, "The Math Behind Planes");
+// Signed distance of q from the plane, D = n·q - d (vortex particles part 13, "The Math Behind Planes");
 // negative behind the plane, where -D is the penetration depth.
 FS_HDI double signed_distance(const Plane& p, glm::dvec3 q) {
     return glm::dot(p.n, q) - p.d;
@@ -48,7 +48,7 @@ FS_HDI glm::dvec3 to_body(const Pose& pose, glm::dvec3 q_world) {
     return glm::transpose(pose.orientation) * (q_world - pose.position);
 }
 
-// A point is inside when it lies behind every face plane (seed 002, "Planes Make Convex Hulls").
+// A point is inside when it lies behind every face plane (vortex particles part 13, "Planes Make Convex Hulls").
 // Points on the surface count as outside.
 FS_HDI bool inside(const Polytope& poly, const Pose& pose, glm::dvec3 q_world) {
     const glm::dvec3 q = to_body(pose, q_world);
@@ -58,7 +58,7 @@ FS_HDI bool inside(const Polytope& poly, const Pose& pose, glm::dvec3 q_world) {
     return true;
 }
 
-// The largest signed plane distance of q and that plane's index (seed 002, "Collision Detection",
+// The largest signed plane distance of q and that plane's index (vortex particles part 13, "Collision Detection",
 // ContactDistance). Positive: q is outside, and the value is a lower bound of its distance (exact
 // where q faces the plane's face). Negative: q is inside and -value is its depth below the
 // nearest face. Ties go to the lower index. An empty polytope gives -DBL_MAX and index -1.
@@ -83,7 +83,7 @@ FS_HDI double contact_distance(const Polytope& poly, const Pose& pose, glm::dvec
 }
 
 // Contact point and world normal for a plane and distance from contact_distance or
-// collision_distance (seed 002, "Collision Detection", ContactPoint): the plane normal turned
+// collision_distance (vortex particles part 13, "Collision Detection", ContactPoint): the plane normal turned
 // to world space, and the query point moved back along it by the distance, onto the plane.
 // plane_index must be a valid index (>= 0: the polytope has planes).
 FS_HDI glm::dvec3 contact_point(const Polytope& poly, const Pose& pose, glm::dvec3 q_world,
@@ -135,7 +135,7 @@ FS_HDI double outside_distance(const Polytope& poly, glm::dvec3 q, int first, do
 }
 
 // Like contact_distance, but only among the planes the particle moves farther behind, that is
-// velocity·n < 0 in body space (seed 002, "Deepening Penetration", CollisionDistance): a particle
+// velocity·n < 0 in body space (vortex particles part 13, "Deepening Penetration", CollisionDistance): a particle
 // that went through a thin body is pushed back out the way it came in, not out of the far side.
 // velocity_rel_world is the particle's velocity relative to the body's surface point there.
 // When no plane qualifies (at rest, or moving outward), it is contact_distance.
@@ -182,7 +182,7 @@ FS_HDI int swept_entry(const Polytope& poly, glm::dvec3 q0, glm::dvec3 q1) {
     return entry >= 0 && t_in <= t_out ? entry : -1;
 }
 
-// Broad phase (seed 002, "Broad Phase"): the cheap bounding-sphere test, |q - position| <
+// Broad phase (vortex particles part 13, "Broad Phase"): the cheap bounding-sphere test, |q - position| <
 // bounding_radius + margin, that decides whether the plane loop is worth running.
 FS_HDI bool in_bounding_sphere(const Polytope& poly, const Pose& pose, glm::dvec3 q_world,
                                double margin) {
@@ -192,7 +192,7 @@ FS_HDI bool in_bounding_sphere(const Polytope& poly, const Pose& pose, glm::dvec
 }
 
 // A sphere's answer in the form of contact_distance + contact_point: the signed distance of q from
-// the surface, |q - c| - radius, the nearest surface point and the outward normal (seed 002,
+// the surface, |q - c| - radius, the nearest surface point and the outward normal (vortex particles part 13,
 // "Simplified Vorton Interaction with Planes": the sphere branch). At the centre itself, where
 // every direction is as near, the normal is +y.
 FS_HDI double sphere_contact(glm::dvec3 center, double radius, glm::dvec3 q, glm::dvec3& point,

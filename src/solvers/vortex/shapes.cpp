@@ -1,5 +1,5 @@
 // Convex hull, plane-set checks, meshes and mass properties for the vortex solver's obstacles
-// (seed 002, "Planes Make Convex Hulls"). Host-only set-up code: it runs once per shape.
+// (vortex particles part 13, "Planes Make Convex Hulls"). Host-only set-up code: it runs once per shape.
 #include "solvers/vortex/shapes.hpp"
 
 #include <algorithm>

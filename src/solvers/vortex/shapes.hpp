@@ -1,4 +1,4 @@
-// Building convex polytopes on the host (seed 002, "Planes Make Convex Hulls"): from points (the
+// Building convex polytopes on the host (vortex particles part 13, "Planes Make Convex Hulls"): from points (the
 // convex hull), from planes given by the user (checked to bound a solid), the ready-made obstacle
 // shapes, and what the renderer and the rigid-body stage need from a shape: its corners, a
 // triangle mesh, and the mass properties of a uniform solid.

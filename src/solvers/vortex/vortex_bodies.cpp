@@ -383,7 +383,11 @@ void VortexSolver::move_bodies() {
             const PanelForce pf = engine_->panel_forces()[k];
             const double rho = s_.fluid_density;
             if (!st.panels_met) st.volume_velocity_met = pf.volume_velocity;
-            st.received.linear += -rho * dt_ * pf.impulse_rate + rho * (pf.volume_velocity - st.volume_velocity_met);
+            // Shedding moves the sheet's impulse onto new vortons: the change of the volume
+            // integral counts the sheet's side, and the vortons' (1/2) x x alpha is the other.
+            st.received.linear += -rho * dt_ * pf.impulse_rate + rho * (pf.volume_velocity - st.volume_velocity_met) -
+                                  rho * st.shed_impulse;
+            st.shed_impulse = dvec3(0.0);
             st.volume_velocity_met = pf.volume_velocity;
             st.panels_met = true;
         }

@@ -20,7 +20,7 @@ enum Stage : int {
     kMidpointVelocity,  // midpoint rule: kVelocity again, at the half step
     kStretch,           // d omega / dt = (omega . grad) u + nu lap omega (+ relaxation), from the step's start
     kAdvect,            // x += dt u, from the step's start (Adams-Bashforth: u blended with the last step's)
-    kCollide,           // seed 002, SolveBoundaryConditions: eject, no-slip, impulse and heat to bodies
+    kCollide,           // vortex particles part 13, SolveBoundaryConditions: eject, no-slip, impulse and heat to bodies
     kBodies,            // bodies move: scripted, or integrated from gravity and the fluid's impulse
     kRemesh,            // optional: vortons re-created on the grid's nodes
     kStageCount
@@ -55,8 +55,9 @@ struct Config {
     bool buoyancy = false;
     double thermal_diffusivity = 0.0;  // m^2/s
     double cooling_rate = 0.0;         // 1/s, Newtonian cooling toward the ambient temperature
-    double boundary_thickness = 1.2;   // contact within this many core radii (seed 002: fBndThkFactor)
+    double boundary_thickness = 1.2;   // contact within this many core radii (vortex particles part 13: fBndThkFactor)
     double slip_fraction = 1.0;        // 1: the full no-slip correction
+    bool shedding = false;             // boundary elements: the slip left at the panels kept (panel_sheet)
     double heat_transfer_rate = 0.0;   // 1/s, between a body and the particles touching it
     bool remesh = false;               // this step ends with a remesh
     double remesh_threshold = 1e-3;    // of the largest |omega| on the grid
@@ -67,6 +68,14 @@ struct Config {
 };
 
 class PanelSystem;
+
+// A panel where it stood in the last velocity stage and the slip the flow left at its centre,
+// u_fluid - u_body in the surface's plane (boundary_elements.hpp, sheet()).
+struct PanelSheet {
+    dvec3 centre{0.0}, normal{0.0}, slip{0.0};
+    double area = 0.0;
+    int body = 0;
+};
 
 // What the boundary elements give the force on a body (BoundaryElements): the rate of change of
 // the vortons' impulse under its panels (sum over vortons, divided by rho) and the volume
@@ -139,6 +148,8 @@ public:
     virtual void set_panels(const std::vector<std::shared_ptr<const PanelSystem>>& systems) = 0;
     // Per body slot, what the last velocity stage's panels give its force.
     virtual std::vector<PanelForce> panel_forces() const = 0;
+    // Under Config::shedding, each panel's slip in the last velocity stage (empty otherwise).
+    virtual std::vector<PanelSheet> panel_sheet() const = 0;
     virtual void run_stage(int stage, const Config& c) = 0;
     // What each body received in the last collide stage.
     virtual std::vector<Exchange> exchanges() const = 0;

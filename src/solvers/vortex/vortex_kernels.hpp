@@ -1,4 +1,4 @@
-// Per-particle and per-node bodies of the vortex-particle solver (seed 002 and the parts of its
+// Per-particle and per-node bodies of the vortex-particle solver (vortex particles part 13 and the parts of its
 // series it summarises), shared by the CPU and CUDA pipelines.
 //
 // A vorton carries a vorticity vector omega and a core radius sigma; it stands for the fluid of a
@@ -320,14 +320,14 @@ FS_HDI bool may_touch(const BodyShape& b, dvec3 x, double margin, dvec3 velocity
 }
 
 // Where a point stands against a body: signed distance from the surface (negative inside),
-// contact point and outward normal there (seed 002, "Collision Detection": the largest signed
+// contact point and outward normal there (vortex particles part 13, "Collision Detection": the largest signed
 // plane distance for polytopes). Returns false when the broad phase (bounding sphere plus
 // `margin`) rules contact out.
 // Given the particle's velocity over the step just taken (and the step), a polytope is met by
 // the way the particle came, relative to the body: a particle whose move crossed a face, whether
 // it ended inside or went on out of the far side of a thin plate, is put against the face it
 // crossed (swept_entry; the distance then negative, behind that face); one that was inside
-// already goes back out the face it moves farther behind (seed 002, "Deepening Penetration",
+// already goes back out the face it moves farther behind (vortex particles part 13, "Deepening Penetration",
 // collision_distance). Without a velocity it is the nearest face.
 FS_HDI bool body_contact(const BodyShape& b, dvec3 x, double margin, double& dist, dvec3& point, dvec3& normal,
                          dvec3 velocity = dvec3(0.0), double dt = 0.0) {

@@ -1,5 +1,5 @@
 // The vortex solver's parameter registry: what a scene file, --set and the Parameters panel can
-// set, with units, ranges and where each comes from (seed 002 and the series it summarises).
+// set, with units, ranges and where each comes from (vortex particles part 13 and the series it summarises).
 #include "solvers/vortex/vortex_solver.hpp"
 
 #include <string>
@@ -147,9 +147,14 @@ void VortexSolver::register_params() {
                   "bounce off, with a layer of vortons within boundary_thickness cancelling the slip (the flow "
                   "does not see the body until it touches it). boundary_elements: source panels over every body "
                   "solved each velocity evaluation so no fluid flows through any body (Hess and Smith 1967), the "
-                  "force from the impulse and the panels (added mass right); free slip (no vorticity shed).",
+                  "force from the impulse and the panels (added mass right); free slip unless shedding is on.",
                   -1e300, 1e300, false, R},
                  {"collisions", "boundary_elements"}, &s_.body_model);
+    r.add_bool({"shedding", "Vorticity shedding", "Bodies", "",
+                "body_model boundary_elements: each step the slip the panels leave at the surface leaves it as "
+                "vortons, one a panel a core radius off, alpha = area n x slip (Koumoutsakos, Leonard and Pepin "
+                "1994): no-slip, so bodies lift and drag. Off: free slip, no wake of a body's own."},
+               &s_.shedding);
     r.add_real({"panel_size", "Panel size", "Bodies", "core radii",
                 "Longest edge of a boundary element (body_model boundary_elements) in core radii; a body's "
                 "panels grow as its area over panel_size^2, their solve as the square of their count.",

@@ -128,6 +128,7 @@ public:
         for (int b = 0; b < kMaxBodies; ++b) out[b] = {panels_.impulse_rate(b), panels_.volume_velocity(b)};
         return out;
     }
+    std::vector<PanelSheet> panel_sheet() const override { return panels_.sheet(); }
     const BoundaryElements<Exec>& boundary_elements() const { return panels_; }
 
     void run_stage(int stage, const Config& c) override {
@@ -200,6 +201,7 @@ public:
             });
         }
         panels_.solve(collisions_.host_bodies());
+        panels_.measure_slip(exec_, collisions_.host_bodies(), c.shedding);
         panels_.add_to_vortons(exec_, vpos_.cview(), omega_.cview(), radius_.cview(), c.core_overlap, vvel_.view(),
                                stretch_.view());
         if (tracers() > 0) panels_.add_to_tracers(exec_, tpos_.cview(), tvel_.view());
@@ -420,7 +422,7 @@ public:
 
     // ---- bodies ------------------------------------------------------------------------------
 
-    // seed 002, SolveBoundaryConditions: each body's vortons and tracers in turn (body_collisions.hpp).
+    // vortex particles part 13, SolveBoundaryConditions: each body's vortons and tracers in turn (body_collisions.hpp).
     void collide(const Config& c) {
         collisions_.collide(exec_, c, {vpos_.view(), omega_.view(), radius_.cview(), vtemp_.view(), vvel_.cview()},
                             tpos_.view(), ttemp_.view(), tvel_.cview());

@@ -73,6 +73,44 @@ void VortexSolver::emit() {
     engine_->place(batch, vslots, tslots);
 }
 
+// No-slip under boundary elements (Koumoutsakos, Leonard and Pepin 1994, JCP 113, sec. 2-3;
+// Cottet and Koumoutsakos 2000, ch. 6): the last velocity stage's slip u_s at each panel centre
+// is a vortex sheet gamma = n x u_s on the surface (the jump it makes, gamma x n = u_s, is the
+// slip), released whole in one step as one vorton a panel, alpha = A n x u_s, a core radius off
+// the centre along the normal (where the collide stage leaves a vorton be). With its image in
+// the panels' no-through-flow the new sheet cancels the slip beneath it. The papers diffuse the
+// sheet into the fluid over the step (a flux nu d omega / dn); this one-step release is the
+// inviscid limit's simple form, its layer a core radius thick. The slip is the last step's:
+// the vortons have moved by one step since.
+void VortexSolver::shed() {
+    if (s_.body_model != kBoundaryElements || !s_.shedding) return;
+    const std::vector<PanelSheet> sheet = engine_->panel_sheet();
+    if (sheet.empty()) return;
+    const long long count = engine_->vortons();
+    if (count + static_cast<long long>(sheet.size()) > s_.max_vortons)
+        throw SimulationError("step " + std::to_string(step_count() + 1) + ": shedding needs " +
+                              std::to_string(count + static_cast<long long>(sheet.size())) +
+                              " vortons, more than max_vortons = " + std::to_string(s_.max_vortons) +
+                              "; raise max_vortons, or remesh (remesh_every)");
+    const double volume = vorton_volume(s_.core_radius, s_.core_overlap);
+    for (BodyState& st : bodies_) st.shed_impulse = dvec3(0.0);
+    HostState batch;
+    std::vector<int> vslots, tslots;
+    for (std::size_t k = 0; k < sheet.size(); ++k) {
+        const PanelSheet& p = sheet[k];
+        vslots.push_back(static_cast<int>(count + static_cast<long long>(k)));
+        const dvec3 x = p.centre + s_.core_radius * p.normal, alpha = p.area * glm::cross(p.normal, p.slip);
+        // The impulse the new vortons carry off the surface (the body's force, move_bodies).
+        if (p.body < static_cast<int>(bodies_.size())) bodies_[p.body].shed_impulse += 0.5 * glm::cross(x, alpha);
+        batch.vpos.push_back(x);
+        batch.omega.push_back(alpha / volume);
+        batch.radius.push_back(s_.core_radius);
+        batch.vtemp.push_back(s_.ambient_temperature);
+        batch.vid.push_back(static_cast<int>(next_vorton_id_++));
+    }
+    engine_->place(batch, vslots, tslots);
+}
+
 // Refused before seeding (Solver::check_params), memory first (memory_budget.hpp): up to
 // max_vortons vortons of about 256 bytes, max_tracers tracers of 112, and a grid of up to
 // (grid_cells + 4)^3 nodes of 380 (its 26 fields and the Poisson solve's padded spectrum); the
@@ -192,7 +230,7 @@ void VortexSolver::do_reset() {
     if (h.vpos.empty() && !flames)
         throw ParamError("ring_circulation: the scene has no vortons (give a ring a circulation, fill vorton_box, "
                          "or let flames emit vortons with flame_box and flame_vorton_rate)");
-    // Nothing starts inside a body (seed 002, RemoveEmbeddedParticles): vortons there are
+    // Nothing starts inside a body (vortex particles part 13, RemoveEmbeddedParticles): vortons there are
     // removed (the body displaces that fluid), tracers move out to the surface.
     const std::vector<BodyShape> shapes = body_shapes();
     auto inside_any = [&](dvec3 x, double margin, dvec3* moved) {

@@ -115,6 +115,7 @@ Config VortexSolver::config() const {
     // Under boundary elements the panels keep the fluid out and no wall layer cancels the slip:
     // the collide stage only puts back a vorton that still came within a core radius (free slip).
     c.slip_fraction = s_.body_model == kBoundaryElements ? 0.0 : s_.slip_fraction;
+    c.shedding = s_.body_model == kBoundaryElements && s_.shedding;
     c.heat_transfer_rate = s_.heat_transfer_rate;
     c.remesh = s_.remesh_every > 0 && (step_count() + 1) % s_.remesh_every == 0;
     c.remesh_threshold = s_.remesh_threshold;
@@ -135,6 +136,7 @@ void VortexSolver::run_stage(int index) {
         dt_ = std::min(s_.dt, cfl_dt);
         s_.dt_limit = cfl_dt < s_.dt ? 1 : 0;
         emit();
+        shed();
         // A dragged body's velocity is set here, before the collide stage reads the bodies: the
         // fluid meets it moving as move_bodies then moves it.
         hold_bodies();

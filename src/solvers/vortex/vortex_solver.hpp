@@ -1,6 +1,6 @@
 // The `vortex` solver: vortex particles (vortons) and passive tracers in 3D free space, with
 // buoyancy from temperature, flames that emit hot particles, and sphere and convex-polytope
-// bodies coupled both ways (seed 002, part 13 of a series on vortex-particle fluids for games,
+// bodies coupled both ways (vortex particles part 13, part 13 of a series on vortex-particle fluids for games,
 // and the parts it summarises).
 #pragma once
 
@@ -83,6 +83,7 @@ struct Settings {
     double panel_size = 2.0;    // core radii
     double boundary_thickness = 1.2;
     double slip_fraction = 1.0;
+    bool shedding = false;        // boundary_elements: the slip shed as vortons each step (shed())
     bool body_vorticity = false;  // turning bodies' own 2 Omega in the velocity sums (add_held)
     double heat_transfer_rate = 5.0;
     double force_smoothing = 0.5;  // s: the running mean of the bodies' forces
@@ -136,6 +137,7 @@ struct BodyState {
     // the body when the last step met it (move_bodies: its change is the force's second part).
     dvec3 volume_velocity_met{0.0};
     bool panels_met = false;  // whether volume_velocity_met holds a step's value yet
+    dvec3 shed_impulse{0.0};  // (1/2) sum x x alpha of the vortons shed this step (shed())
 };
 
 // A body's force split along and across the relative wind, and as coefficients
@@ -160,6 +162,16 @@ public:
         t.turn_param = "barrier_angle";  // body 1's turn
         t.turn_rate_param = "barrier_rotation_rate";
         t.instability_advice = "try a smaller time step, thicker cores, some viscosity, or remeshing";
+        t.stat_scales = {{"n_vortons", "", 1, true},
+                         {"n_tracers", "", 1, true},
+                         {"enstrophy", "m^3/s^2", 1e-9},
+                         {"grid_nodes", "", 1, true},
+                         {"vorton_contacts", "", 1, true},
+                         {"heat", "J", 1e-9},  // body<N>_heat, lift, drag and their coefficients
+                         {"lift", "N", 1e-9},
+                         {"drag", "N", 1e-9},
+                         {"lift_coefficient", "", 1e-6},
+                         {"drag_coefficient", "", 1e-6}};
         return t;
     }
     int dimension() const override { return 3; }
@@ -203,6 +215,7 @@ private:
     void move_bodies();                           //
     int body_slot(int obstacle) const;            //
     void emit();                                  // vortex_seeding.cpp (with do_reset)
+    void shed();                                  // vortex_seeding.cpp
     bool can_add_energy() const;                  //
     void check_growth(const Sums& s, bool remeshed, const std::string& step);
     // The dt (or core) under which a vortex filament's bending waves stay bounded, as advice.
