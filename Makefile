@@ -26,7 +26,7 @@
 # Variables: BUILD_DIR (build), BUILD_TYPE (Release), CMAKE_ARGS (extra -D options), JOBS,
 # CUDA_ARCHS (empty: the release list of CMakeLists.txt; CI builds one), SANITIZE_DIR
 # (build-sanitize), SANITIZE_EXCLUDE, FUZZ_DIR (build-fuzz), FUZZ_SECONDS (60), WEB_DIR
-# (build-web), WEB_THREADS_DIR (build-web-threads), WEB_PORT (8000).
+# (build-web), WEB_PORT (8000).
 # Every build goes through ccache when it is installed (make deps installs it): a second build of
 # the same sources, in any of the build folders, takes its objects from the cache.
 
@@ -56,7 +56,6 @@ SANITIZE_EXCLUDE ?= ^(VortexGuard\.TheAdvisedDtOrCoreHoldsTheRingForAMinute|Vort
 
 WEB_DIR  ?= build-web
 WEB_PORT ?= 8000
-WEB_THREADS_DIR ?= build-web-threads
 # emcc's JavaScript optimizer needs Debian's node modules (acorn), which Node does not look for.
 WEB_ENV   = NODE_PATH=/usr/share/nodejs
 
@@ -114,19 +113,15 @@ fuzz: deps
 # The same sources as the desktop, compiled by Debian's Emscripten; SDL2, Dear ImGui and FFTW come
 # from Debian's source packages, fetched once into $(WEB_DIR)/sources (third_party/web/). Without
 # ccache: it runs emcc (a Python program) twice a file, which made the cold build slower. Two
-# programs: the single-threaded page (WEB_DIR) and the threaded one (WEB_THREADS_DIR, -pthread
-# throughout), whose files join the first's; index.html loads the threaded one where the page is
-# cross-origin isolated (src/web/shell.html, src/web/coi-sw.js).
+# programs from one compilation (-pthread throughout), linked twice: the single-threaded one
+# (index.js) and the threaded one (index-threads.js, Emscripten's pthreads); index.html loads the
+# threaded one where the page is cross-origin isolated (src/web/shell.html, src/web/coi-sw.js).
 web:
 	@third_party/install-deps.sh "core web"
 	third_party/web/fetch-sources.sh $(WEB_DIR)/sources
 	@test -f $(WEB_DIR)/build.ninja || $(WEB_ENV) emcmake cmake -S . -B $(WEB_DIR) -G Ninja \
 		-DCMAKE_BUILD_TYPE=Release -DFS_WEB_SOURCES=$(CURDIR)/$(WEB_DIR)/sources $(CMAKE_ARGS)
-	$(WEB_ENV) cmake --build $(WEB_DIR) -j $(JOBS) --target fluid-sandbox
-	@test -f $(WEB_THREADS_DIR)/build.ninja || $(WEB_ENV) emcmake cmake -S . -B $(WEB_THREADS_DIR) -G Ninja \
-		-DCMAKE_BUILD_TYPE=Release -DFS_WEB_SOURCES=$(CURDIR)/$(WEB_DIR)/sources -DFS_WEB_THREADS=ON $(CMAKE_ARGS)
-	$(WEB_ENV) cmake --build $(WEB_THREADS_DIR) -j $(JOBS) --target fluid-sandbox
-	cp $(addprefix $(WEB_THREADS_DIR)/index-threads.,js wasm data worker.js) src/web/coi-sw.js $(WEB_DIR)/
+	$(WEB_ENV) cmake --build $(WEB_DIR) -j $(JOBS) --target fluid-sandbox fluid-sandbox-threads
 	@echo "web: the page is $(WEB_DIR)/index.html (+ index.js, .wasm, .data; index-threads.js, .wasm, .data, .worker.js; coi-sw.js); make serve-web serves it"
 
 serve-web: web

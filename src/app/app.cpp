@@ -83,7 +83,9 @@ void yield_software_rasteriser() {
 }  // namespace
 
 bool App::init_window() {
-    if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {
+    // No SDL timers in the browser: the page's programs are one compilation, SDL's with its
+    // pthread driver, whose timer thread the single-threaded program cannot start.
+    if (SDL_Init(kInBrowser ? SDL_INIT_VIDEO : SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {
         std::cerr << "fluid-sandbox: cannot open a window: " << SDL_GetError()
                   << " (use --headless without a display)\n";
         return false;
@@ -164,7 +166,7 @@ void App::publish_page_state() {
         j["first_gl_error"] = static_cast<unsigned>(first_gl_error_);
         j["recording"] = capture_.recording();
         j["work_ms"] = {{"steps", work_ms_[0]}, {"panels", work_ms_[1]}, {"gl", work_ms_[2]}};
-        j["threaded"] = kBrowserThreads;  // the threaded page's program (index-threads.js)
+        j["threaded"] = browser_threads();  // the threaded page's program (index-threads.js)
         j["threads"] = cpu_threads();     // the most its steps use (the governor may take fewer)
         page::publish_state(j.dump());
     }
@@ -461,7 +463,7 @@ int run_app(const Options& o) {
     // seconds). The drawing's own helper threads yield instead (yield_software_rasteriser).
     const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     // The threaded page steps on the page's thread (own_thread below), so its loops take every core.
-    set_cpu_threads(o.threads > 0 ? o.threads : kBrowserThreads ? cores : std::max(1, cores - 1));
+    set_cpu_threads(o.threads > 0 ? o.threads : browser_threads() ? cores : std::max(1, cores - 1));
     HostConfig config;
     config.scene = o.scene;
     config.backend = o.backend;
