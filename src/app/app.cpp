@@ -462,8 +462,7 @@ int run_app(const Options& o) {
     // OpenMP's barriers then wait on descheduled threads (an MGPCG step went from 18 ms to
     // seconds). The drawing's own helper threads yield instead (yield_software_rasteriser).
     const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    // The threaded page steps on the page's thread (own_thread below), so its loops take every core.
-    set_cpu_threads(o.threads > 0 ? o.threads : browser_threads() ? cores : std::max(1, cores - 1));
+    set_cpu_threads(o.threads > 0 ? o.threads : std::max(1, cores - 1));
     HostConfig config;
     config.scene = o.scene;
     config.backend = o.backend;
@@ -473,7 +472,10 @@ int run_app(const Options& o) {
     config.export_every = o.export_every;
     config.realtime = !o.fixed_steps;
     config.start_running = !o.paused;
-    config.own_thread = !kInBrowser;  // the page has no threads: the frames step it
+    // The simulation on a thread of its own, as on the desktop, in the browser's threaded program
+    // too (the page's thread keeps SDL, Dear ImGui and WebGL); the single-threaded program's
+    // frames step it.
+    config.own_thread = !kInBrowser || browser_threads();
     std::unique_ptr<SimulationHost> host;
     try {
         host = std::make_unique<SimulationHost>(config);

@@ -11,9 +11,10 @@
 // took it; the page's unknown scene, a SceneError, ended the program). The single-threaded
 // program's libunwind has no threads, so its variable is an ordinary global and it works.
 //
-// Here the context is an ordinary global, as the compiler addresses it. The cost: two threads
-// unwinding at the same moment would share it. The program throws on the page's thread (bad
-// input, a refused scene); a worker's loop body does not throw.
+// Here the context is an ordinary global, as the compiler addresses it (a per-thread one would
+// need the compiler's cooperation). The cost: two threads unwinding at the same instant would
+// share it. The page's thread throws on bad input, the simulation's thread on a refused scene or
+// a failed step, both rare and brief; the loops' workers do not throw.
 #include <cstdint>
 
 extern "C" {
