@@ -15,7 +15,8 @@
 #   make test-sanitize  the test suite built with AddressSanitizer + UBSan (CPU backend)
 #   make fuzz       the scene loader's libFuzzer target (clang), run for FUZZ_SECONDS
 #   make web        the browser build (Emscripten, WebAssembly + WebGL2) into WEB_DIR: index.html,
-#                   index.js, index.wasm and index.data, a static page for any web server
+#                   index.js, index.wasm and index.data, a static page for any web server, with the
+#                   threaded page's index-threads.* and its service worker coi-sw.js
 #   make serve-web  serves it at http://localhost:WEB_PORT/ (cross-origin isolated)
 #   make test-web   the browser tests: headless Chromium on the page, against the native build
 #   make package    a Debian package of the build, BUILD_DIR/fluid-sandbox_VERSION_amd64.deb: the program,
@@ -111,14 +112,17 @@ fuzz: deps
 
 # The same sources as the desktop, compiled by Debian's Emscripten; SDL2, Dear ImGui and FFTW come
 # from Debian's source packages, fetched once into $(WEB_DIR)/sources (third_party/web/). Without
-# ccache: it runs emcc (a Python program) twice a file, which made the cold build slower.
+# ccache: it runs emcc (a Python program) twice a file, which made the cold build slower. Two
+# programs from one compilation (-pthread throughout), linked twice: the single-threaded one
+# (index.js) and the threaded one (index-threads.js, Emscripten's pthreads); index.html loads the
+# threaded one where the page is cross-origin isolated (src/web/shell.html, src/web/coi-sw.js).
 web:
 	@third_party/install-deps.sh "core web"
 	third_party/web/fetch-sources.sh $(WEB_DIR)/sources
 	@test -f $(WEB_DIR)/build.ninja || $(WEB_ENV) emcmake cmake -S . -B $(WEB_DIR) -G Ninja \
 		-DCMAKE_BUILD_TYPE=Release -DFS_WEB_SOURCES=$(CURDIR)/$(WEB_DIR)/sources $(CMAKE_ARGS)
-	$(WEB_ENV) cmake --build $(WEB_DIR) -j $(JOBS) --target fluid-sandbox
-	@echo "web: the page is $(WEB_DIR)/index.html (+ index.js, index.wasm, index.data); make serve-web serves it"
+	$(WEB_ENV) cmake --build $(WEB_DIR) -j $(JOBS) --target fluid-sandbox fluid-sandbox-threads
+	@echo "web: the page is $(WEB_DIR)/index.html (+ index.js, .wasm, .data; index-threads.js, .wasm, .data, .worker.js; coi-sw.js); make serve-web serves it"
 
 serve-web: web
 	python3 src/web/serve.py --dir $(WEB_DIR) --port $(WEB_PORT)

@@ -83,7 +83,9 @@ void yield_software_rasteriser() {
 }  // namespace
 
 bool App::init_window() {
-    if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {
+    // No SDL timers in the browser: the page's programs are one compilation, SDL's with its
+    // pthread driver, whose timer thread the single-threaded program cannot start.
+    if (SDL_Init(kInBrowser ? SDL_INIT_VIDEO : SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {
         std::cerr << "fluid-sandbox: cannot open a window: " << SDL_GetError()
                   << " (use --headless without a display)\n";
         return false;
@@ -164,6 +166,8 @@ void App::publish_page_state() {
         j["first_gl_error"] = static_cast<unsigned>(first_gl_error_);
         j["recording"] = capture_.recording();
         j["work_ms"] = {{"steps", work_ms_[0]}, {"panels", work_ms_[1]}, {"gl", work_ms_[2]}};
+        j["threaded"] = browser_threads();  // the threaded page's program (index-threads.js)
+        j["threads"] = cpu_threads();     // the most its steps use (the governor may take fewer)
         page::publish_state(j.dump());
     }
 }
@@ -468,7 +472,10 @@ int run_app(const Options& o) {
     config.export_every = o.export_every;
     config.realtime = !o.fixed_steps;
     config.start_running = !o.paused;
-    config.own_thread = !kInBrowser;  // the page has no threads: the frames step it
+    // The simulation on a thread of its own, as on the desktop, in the browser's threaded program
+    // too (the page's thread keeps SDL, Dear ImGui and WebGL); the single-threaded program's
+    // frames step it.
+    config.own_thread = !kInBrowser || browser_threads();
     std::unique_ptr<SimulationHost> host;
     try {
         host = std::make_unique<SimulationHost>(config);

@@ -4,7 +4,14 @@
 #include <omp.h>
 #endif
 
+#include <algorithm>
 #include <atomic>
+#include <thread>
+
+#ifdef FS_THREAD_POOL
+#include "core/platform.hpp"
+#include "core/thread_pool.hpp"
+#endif
 
 namespace fs {
 
@@ -31,11 +38,25 @@ int cpu_threads() {
 #ifdef _OPENMP
     const int n = g_cpu_threads.load();
     return n > 0 ? n : omp_get_max_threads();
+#elif defined(FS_THREAD_POOL)
+    // The browser: its pool's threads in the threaded program (set_cpu_threads reserves them),
+    // one in the single-threaded one.
+    const int n = g_cpu_threads.load();
+    return n > 0 ? n : 1;
 #else
-    return 1;  // a build without OpenMP (the browser's): every loop runs on the calling thread
+    return 1;  // a build without OpenMP or the pool: every loop runs on the calling thread
 #endif
 }
 void set_cpu_threads(int n) {
+#ifdef FS_THREAD_POOL
+    // No more than the workers the page started (PTHREAD_POOL_SIZE) and its own thread: a
+    // std::thread beyond them would wait for the page's thread, which waits for it. The
+    // single-threaded program (the same compilation, linked without pthreads) has none.
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    const int most = browser_threads() ? std::max(1, std::min(cores, 8)) : 1;
+    n = std::min(n, most);
+    if (n > 1) ThreadPool::instance().reserve(n);
+#endif
     g_cpu_threads.store(n > 0 ? n : 0);
 #ifdef _OPENMP
     if (n > 0) omp_set_num_threads(n);

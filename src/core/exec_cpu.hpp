@@ -1,4 +1,5 @@
-// The CPU executor: the loop and the collective operations of the CPU backend (OpenMP).
+// The CPU executor: the loop and the collective operations of the CPU backend (OpenMP; in the
+// browser's threaded page, which has no OpenMP, a pool of std::threads: core/thread_pool.hpp).
 //
 // Determinism: every result is independent of the number of threads. Loops write disjoint
 // outputs; reductions and scans cut the range into fixed blocks (kReduceBlock and kBlock
@@ -15,6 +16,11 @@
 
 #include "core/backend.hpp"
 #include "core/buffer.hpp"
+#ifdef FS_THREAD_POOL
+#include <atomic>
+
+#include "core/thread_pool.hpp"
+#endif
 
 namespace fs {
 
@@ -46,8 +52,7 @@ public:
     // f(i) for i in [0, n); the iterations are independent.
     template <class F>
     void parallel_for(int n, const F& f) const {
-#pragma omp parallel for schedule(static) if (n >= kSerialBelow) num_threads(loop_threads())
-        for (int i = 0; i < n; ++i) f(i);
+        team_static(n >= kSerialBelow, n, f);
     }
 
     // f(i) for i in [0, n) as parallel_for, each thread one contiguous slice, the same slices
@@ -57,8 +62,7 @@ public:
     // iterations over a few thousand fluid particles).
     template <class F>
     void parallel_slices(int n, int least, const F& f) const {
-#pragma omp parallel for schedule(static) if (n >= least) num_threads(loop_threads())
-        for (int i = 0; i < n; ++i) f(i);
+        team_static(n >= least, n, f);
     }
 
     // f(i) for i in [0, n) where each item is a large piece of work (a block of a grid, many
@@ -66,8 +70,7 @@ public:
     // light items do not leave a thread idle; the iterations are independent.
     template <class F>
     void parallel_tasks(int n, const F& f) const {
-#pragma omp parallel for schedule(dynamic) if (n > 1) num_threads(loop_threads())
-        for (int i = 0; i < n; ++i) f(i);
+        team_dynamic(n > 1, n, f);
     }
 
     // f(i) for i in [0, n) where each item costs far more than a loop's overhead (a few hundred
@@ -87,13 +90,12 @@ public:
     T transform_reduce(int n, T init, const Map& map, const Op& op) {
         const int blocks = (n + kReduceBlock - 1) / kReduceBlock;
         T* partial = scratch<T>(static_cast<std::size_t>(blocks));
-#pragma omp parallel for schedule(static) if (n >= kSerialBelow && blocks > 1) num_threads(loop_threads())
-        for (int b = 0; b < blocks; ++b) {
+        team_static(n >= kSerialBelow && blocks > 1, blocks, [&](int b) {
             const int end = std::min(n, (b + 1) * kReduceBlock);
             T acc = map(b * kReduceBlock);
             for (int i = b * kReduceBlock + 1; i < end; ++i) acc = op(acc, map(i));
             new (partial + b) T(acc);
-        }
+        });
         T result = init;
         for (int b = 0; b < blocks; ++b) result = op(result, partial[b]);
         return result;
@@ -113,16 +115,14 @@ public:
         const int blocks = (n + kBlock - 1) / kBlock;
         T* block_sum = scratch<T>(static_cast<std::size_t>(blocks) + 1);
         for (int b = 0; b <= blocks; ++b) new (block_sum + b) T{};
-#pragma omp parallel for schedule(static) if (blocks > 1) num_threads(loop_threads())
-        for (int b = 0; b < blocks; ++b) {
+        team_static(blocks > 1, blocks, [&](int b) {
             const int end = std::min(n, (b + 1) * kBlock);
             T acc{};
             for (int i = b * kBlock; i < end; ++i) acc += in[i];
             block_sum[b + 1] = acc;
-        }
+        });
         for (int b = 0; b < blocks; ++b) block_sum[b + 1] += block_sum[b];
-#pragma omp parallel for schedule(static) if (blocks > 1) num_threads(loop_threads())
-        for (int b = 0; b < blocks; ++b) {
+        team_static(blocks > 1, blocks, [&](int b) {
             const int end = std::min(n, (b + 1) * kBlock);
             T acc = block_sum[b];
             for (int i = b * kBlock; i < end; ++i) {
@@ -130,7 +130,7 @@ public:
                 out[i] = acc;
                 acc += v;
             }
-        }
+        });
     }
 
     // Stable sort of (keys, values) by key: LSD radix sort for unsigned integer keys, in as few
@@ -167,13 +167,12 @@ public:
         const V* v = values.data;
         const int blocks = (n + kBlock - 1) / kBlock;
         int* moving = reserve<int>(sort_counts_, static_cast<std::size_t>(blocks));
-#pragma omp parallel for schedule(dynamic) if (blocks > 1) num_threads(loop_threads())
-        for (int b = 0; b < blocks; ++b) {
+        team_dynamic(blocks > 1, blocks, [&](int b) {
             int count = 0;
             const int end = std::min(n, (b + 1) * kBlock);
             for (int i = b * kBlock; i < end; ++i) count += k[i] != was[i] ? 1 : 0;
             moving[b] = count;
-        }
+        });
         int move = 0;
         for (int b = 0; b < blocks; ++b) {  // each block's first place in the moving list
             const int here = moving[b];
@@ -187,8 +186,7 @@ public:
         int* stay_at = reserve<int>(sort_positions_, static_cast<std::size_t>(stay));
         K* move_k = reserve<K>(sort_moving_keys_, 2 * static_cast<std::size_t>(move));
         Moving<V>* move_v = reserve<Moving<V>>(sort_moving_values_, 2 * static_cast<std::size_t>(move));
-#pragma omp parallel for schedule(dynamic) if (blocks > 1) num_threads(loop_threads())
-        for (int b = 0; b < blocks; ++b) {
+        team_dynamic(blocks > 1, blocks, [&](int b) {
             const int first = b * kBlock, end = std::min(n, (b + 1) * kBlock);
             int m = moving[b], s = first - m;
             for (int i = first; i < end; ++i) {
@@ -201,7 +199,7 @@ public:
                     move_v[m++] = {i, v[i]};
                 }
             }
-        }
+        });
         // The moving ones, listed in position order, by key (stable), then the merge by (key,
         // position) in fixed chunks of the staying list: a chunk's share of the moving list starts
         // at the first that comes after the chunk's first staying element.
@@ -219,8 +217,7 @@ public:
         const int chunks = (stay + kBlock - 1) / kBlock;
         K* out_k = keys.data;
         V* out_v = values.data;
-#pragma omp parallel for schedule(dynamic) if (chunks > 1) num_threads(loop_threads())
-        for (int c = 0; c < chunks; ++c) {
+        team_dynamic(chunks > 1, chunks, [&](int c) {
             int s = c * kBlock, m = c == 0 ? 0 : moving_before(s);
             const int s_end = std::min(stay, (c + 1) * kBlock);
             const int m_end = c == chunks - 1 ? move : moving_before(s_end);
@@ -240,7 +237,7 @@ public:
             }
             for (; m < m_end; ++m, ++out) out_k[out] = move_k[m], out_v[out] = move_v[m].value;
             for (; s < s_end; ++s, ++out) out_k[out] = stay_k[s], out_v[out] = stay_v[s];
-        }
+        });
         if (chunks == 0)  // everything moved (n <= 8)
             for (int m = 0; m < move; ++m) out_k[m] = move_k[m], out_v[m] = move_v[m].value;
         return true;
@@ -249,6 +246,47 @@ public:
     void synchronize() const {}
 
 private:
+    // f(i) for i in [0, n) on loop_threads() threads when `parallel`, else on the calling thread.
+    // team_static gives each thread one contiguous slice (OpenMP's schedule(static): the first
+    // n % threads slices one longer); team_dynamic hands the items out one at a time. Under
+    // FS_THREAD_POOL (the browser's threaded page, which has no OpenMP) the same on ThreadPool.
+    template <class F>
+    static void team_static(bool parallel, int n, const F& f) {
+#ifdef FS_THREAD_POOL
+        const int threads = parallel ? std::min(loop_threads(), n) : 1;
+        if (threads <= 1) {
+            for (int i = 0; i < n; ++i) f(i);
+            return;
+        }
+        ThreadPool::instance().run(threads, [&](int k) {
+            const int base = n / threads, extra = n % threads;
+            const int begin = k * base + std::min(k, extra), end = begin + base + (k < extra ? 1 : 0);
+            for (int i = begin; i < end; ++i) f(i);
+        });
+#else
+#pragma omp parallel for schedule(static) if (parallel) num_threads(loop_threads())
+        for (int i = 0; i < n; ++i) f(i);
+#endif
+    }
+    template <class F>
+    static void team_dynamic(bool parallel, int n, const F& f) {
+#ifdef FS_THREAD_POOL
+        const int threads = parallel ? std::min(loop_threads(), n) : 1;
+        if (threads <= 1) {
+            for (int i = 0; i < n; ++i) f(i);
+            return;
+        }
+        std::atomic<int> next{0};
+        ThreadPool::instance().run(threads, [&](int) {
+            for (int i = next.fetch_add(1, std::memory_order_relaxed); i < n; i = next.fetch_add(1, std::memory_order_relaxed))
+                f(i);
+        });
+#else
+#pragma omp parallel for schedule(dynamic) if (parallel) num_threads(loop_threads())
+        for (int i = 0; i < n; ++i) f(i);
+#endif
+    }
+
     // A moving element of sort_by_key_near: where it was, and its value.
     template <class V>
     struct Moving {
@@ -272,13 +310,12 @@ private:
         const int blocks = (n + kBlock - 1) / kBlock;
         int* count = reserve<int>(sort_counts_, static_cast<std::size_t>(blocks) * digits);
         for (unsigned pass = 0, shift = 0; pass < passes; ++pass, shift += width) {
-#pragma omp parallel for schedule(dynamic) if (blocks > 1) num_threads(loop_threads())
-            for (int b = 0; b < blocks; ++b) {
+            team_dynamic(blocks > 1, blocks, [&](int b) {
                 int* c = count + static_cast<std::size_t>(b) * digits;
                 std::fill(c, c + digits, 0);
                 const int end = std::min(n, (b + 1) * kBlock);
                 for (int i = b * kBlock; i < end; ++i) ++c[(ks[i] >> shift) & mask];
-            }
+            });
             int at = 0;  // slots: digit-major, then block order
             for (std::size_t d = 0; d < digits; ++d)
                 for (int b = 0; b < blocks; ++b) {
@@ -287,8 +324,7 @@ private:
                     c = at;
                     at += here;
                 }
-#pragma omp parallel for schedule(dynamic) if (blocks > 1) num_threads(loop_threads())
-            for (int b = 0; b < blocks; ++b) {
+            team_dynamic(blocks > 1, blocks, [&](int b) {
                 int* c = count + static_cast<std::size_t>(b) * digits;
                 const int end = std::min(n, (b + 1) * kBlock);
                 for (int i = b * kBlock; i < end; ++i) {
@@ -296,7 +332,7 @@ private:
                     kd[to] = ks[i];
                     vd[to] = vs[i];
                 }
-            }
+            });
             std::swap(ks, kd);
             std::swap(vs, vd);
         }

@@ -22,6 +22,9 @@ def copy_katex(site_dir):
         shutil.copyfile(font, os.path.join(out, 'fonts', os.path.basename(font)))
 
 PAGE = ('index.html', 'index.js', 'index.wasm', 'index.data')
+# The threaded program and its service worker (make web builds them; index.html falls back to
+# the single-threaded program without them).
+THREADED = ('index-threads.js', 'index-threads.wasm', 'index-threads.data', 'index-threads.worker.js', 'coi-sw.js')
 
 
 def on_post_build(config, **kwargs):
@@ -31,7 +34,7 @@ def on_post_build(config, **kwargs):
     out = os.path.join(config['site_dir'], 'sandbox')
     os.makedirs(out, exist_ok=True)
     if all(os.path.isfile(os.path.join(web, f)) for f in PAGE):
-        for f in PAGE:
+        for f in PAGE + tuple(f for f in THREADED if os.path.isfile(os.path.join(web, f))):
             shutil.copy2(os.path.join(web, f), os.path.join(out, f))
         return
     with open(os.path.join(out, 'index.html'), 'w') as f:

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Serves the browser build's page (make serve-web), as any static web server would, plus the
-headers that make the page cross-origin isolated (COOP/COEP), which a build on threads needs and
-a course site can set likewise.
-    python3 src/web/serve.py [--port 8000] [--dir build-web]
+headers that make the page cross-origin isolated (COOP/COEP), which the threaded program needs and
+a course site can set likewise (where it cannot, the page's service worker adds them).
+    python3 src/web/serve.py [--port 8000] [--dir build-web] [--no-isolation]
 then open http://localhost:8000/ (add ?scene=NAME&set=NAME=VALUE)."""
 import argparse
 import functools
@@ -15,8 +15,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
                       '.wasm': 'application/wasm', '.js': 'text/javascript', '.data': 'application/octet-stream'}
 
     def end_headers(self):
-        self.send_header('Cross-Origin-Opener-Policy', 'same-origin')
-        self.send_header('Cross-Origin-Embedder-Policy', 'require-corp')
+        if self.server.isolate:
+            self.send_header('Cross-Origin-Opener-Policy', 'same-origin')
+            self.send_header('Cross-Origin-Embedder-Policy', 'require-corp')
         self.send_header('Cache-Control', 'no-cache')
         super().end_headers()
 
@@ -30,10 +31,13 @@ def main():
     ap.add_argument('--port', type=int, default=8000)
     ap.add_argument('--dir', default='build-web')
     ap.add_argument('--bind', default='127.0.0.1')
+    ap.add_argument('--no-isolation', action='store_true',
+                    help='no COOP/COEP headers, as a plain static host (the tests of the service worker)')
     ap.add_argument('-v', '--verbose', action='store_true')
     a = ap.parse_args()
     server = http.server.ThreadingHTTPServer((a.bind, a.port), functools.partial(Handler, directory=a.dir))
     server.verbose = a.verbose
+    server.isolate = not a.no_isolation
     print(f'serving {a.dir} at http://{a.bind}:{server.server_address[1]}/', flush=True)
     try:
         server.serve_forever()

@@ -6,7 +6,10 @@
      and the page's own work per frame (script and WebAssembly time on the main thread, from the
      browser's performance metrics), beside an empty WebGL2 page of the same size;
   3. the time from opening the page to its first frame, and the page's download, compressed.
-    python3 tests/web/bench.py BUILD_WEB_DIR NATIVE_BINARY [--steps N] [--scenes a,b] [--json F]
+    python3 tests/web/bench.py BUILD_WEB_DIR NATIVE_BINARY [--steps N] [--scenes a,b] [--threads T]
+        [--single] [--json F]
+The page is the threaded program (the test server isolates it) unless --single; both builds step
+on --threads T (default 1).
 Never a test: the figures depend on the machine."""
 import argparse
 import gzip
@@ -24,15 +27,16 @@ WINDOW_SCENES = ['default', 'euler_tutorial', 'sph_barrier', 'ot_tutorial', 'ot_
 MEDIAN = re.compile(r'median ([0-9.]+) ms/step')
 
 
-def native_bench(binary, scene, steps, warmup):
-    out = subprocess.run([binary, scene, '--bench', '--threads', '1', '--steps', str(steps), '--warmup',
-                          str(warmup)], check=True, capture_output=True, text=True).stdout
+def native_bench(binary, scene, steps, warmup, threads=1):
+    out = subprocess.run([binary, scene, '--bench', '--threads', str(threads), '--pin-threads', '--steps', str(steps),
+                          '--warmup', str(warmup)], check=True, capture_output=True, text=True).stdout
     m = MEDIAN.search(out)
     return float(m.group(1)) if m else None
 
 
-def page_bench(browser, server, scene, steps, warmup, timeout=300):
-    browser.navigate(server.url(f'scene={scene}&args=--bench --steps {steps} --warmup {warmup}'))
+def page_bench(browser, server, scene, steps, warmup, threads=1, single=False, timeout=300):
+    browser.navigate(server.url(f'scene={scene}&args=--bench --steps {steps} --warmup {warmup} '
+                                f'--threads {threads} --pin-threads' + ('&threads=0' if single else '')))
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         browser.pump(0.5)
@@ -109,9 +113,13 @@ def empty_page_fps(browser, server, seconds):
         os.remove(path)
 
 
-def download_size(web_dir):
+def download_size(web_dir, program='index'):
+    """What a browser fetches for one program (index, or index-threads with its worker script)."""
     total, raw = 0, 0
-    for name in ('index.html', 'index.js', 'index.wasm', 'index.data'):
+    files = ['index.html'] + [program + ext for ext in ('.js', '.wasm', '.data')]
+    if program == 'index-threads':
+        files += ['index-threads.worker.js', 'coi-sw.js']
+    for name in files:
         with open(os.path.join(web_dir, name), 'rb') as f:
             data = f.read()
         raw += len(data)
@@ -127,6 +135,8 @@ def main():
     ap.add_argument('--warmup', type=int, default=5)
     ap.add_argument('--seconds', type=float, default=8.0)
     ap.add_argument('--scenes', help='comma-separated (default: every bundled scene)')
+    ap.add_argument('--threads', type=int, default=1)
+    ap.add_argument('--single', action='store_true', help='the single-threaded program (index.js)')
     ap.add_argument('--json')
     a = ap.parse_args()
     scenes = a.scenes.split(',') if a.scenes else sorted(
@@ -136,10 +146,11 @@ def main():
     browser = chrome.Browser(1280, 800)
     try:
         browser.open_page()
-        print(f'{"scene":22s} {"browser ms/step":>16s} {"native 1 thread":>16s} {"ratio":>6s}', flush=True)
+        native_head = f'native {a.threads} thread' + ('s' if a.threads > 1 else '')
+        print(f'{"scene":22s} {"browser ms/step":>16s} {native_head:>16s} {"ratio":>6s}', flush=True)
         for scene in scenes:
-            web = page_bench(browser, server, scene, a.steps, a.warmup)
-            native = native_bench(a.native, scene, a.steps, a.warmup)
+            web = page_bench(browser, server, scene, a.steps, a.warmup, a.threads, a.single)
+            native = native_bench(a.native, scene, a.steps, a.warmup, a.threads)
             ratio = web / native if native else float('nan')
             report['scenes'][scene] = {'browser_ms': web, 'native_ms': native, 'ratio': ratio}
             print(f'{scene:22s} {web:16.3f} {native:16.3f} {ratio:6.2f}', flush=True)
@@ -158,10 +169,13 @@ def main():
     finally:
         browser.close()
         server.close()
-    raw, packed = download_size(a.web_dir)
-    report['download_bytes'] = raw
-    report['download_gzip_bytes'] = packed
-    print(f'\nthe page\'s download: {raw / 1e6:.1f} MB, {packed / 1e6:.1f} MB compressed (gzip -9)')
+    for program in ('index', 'index-threads'):
+        if not os.path.isfile(os.path.join(a.web_dir, program + '.js')):
+            continue
+        raw, packed = download_size(a.web_dir, program)
+        report.setdefault('download_bytes', {})[program] = raw
+        report.setdefault('download_gzip_bytes', {})[program] = packed
+        print(f'\n{program}: the page\'s download {raw / 1e6:.1f} MB, {packed / 1e6:.1f} MB compressed (gzip -9)')
     if a.json:
         with open(a.json, 'w') as f:
             json.dump(report, f, indent=1)

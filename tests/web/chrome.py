@@ -32,12 +32,14 @@ def find_chromium():
 
 
 class Server:
-    """The built page on http://127.0.0.1:PORT/, cross-origin isolated as serve.py serves it."""
+    """The built page on http://127.0.0.1:PORT/, cross-origin isolated as serve.py serves it, or
+    (isolate=False) as a plain static host serves it, without COOP/COEP."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, isolate=True):
         handler = functools.partial(serve.Handler, directory=directory)
         self.httpd = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
         self.httpd.verbose = False
+        self.httpd.isolate = isolate
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()

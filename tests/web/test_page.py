@@ -10,6 +10,11 @@ built page (make web) on each solver's scene and checks what a student would:
     parity contract (docs/web.md): the same bits, but where the solver calls the C library's
     transcendental functions or FFTW, whose WebAssembly builds round differently (then 1e-9
     relative, compounded over 50 steps by the flow's own growth of differences).
+Both programs: the threaded one (index-threads.js) where the page is cross-origin isolated, its
+status line saying so, at --threads 1 and 2 the same stats as the native build; the single-threaded
+one (index.js) chosen where the page is not isolated and may not use the service worker (coi=0),
+with the same stats; and from a host that sends no COOP/COEP, the service worker (coi-sw.js)
+isolates the page, which reloads once and runs the threaded program.
 And the page's ways: an unknown scene in the URL shows a message and opens the default scene;
 F12 offers the screenshot as a download, V a video the browser recorded from the canvas; the
 canvas follows the window's size and device pixel ratio; without WebGL2 the page says so.
@@ -32,7 +37,8 @@ import chrome  # noqa: E402
 # Each solver's scene, a parameter the URL sets, and whether the solver's arithmetic is the same
 # in both builds (no libm transcendental or FFT on its path): then the stats must match exactly.
 SCENES = [
-    # scene, solver, --set, exact
+    # scene, solver, --set, exact (the threaded page at its default thread count, the default
+    # scene at --threads 1: test_programs runs FLIP at 2 and on the single-threaded page)
     ('default', 'euler', 'seed=11', True),
     ('flip_dam_break', 'flip', 'flip_ratio=0.9', True),
     ('sph_barrier', 'sph', 'viscosity_alpha=0.5', False),
@@ -115,9 +121,9 @@ def scene_pixels(browser, state):
     return px
 
 
-def check_scene(c, browser, server, native, scene, solver, setting, exact):
+def check_scene(c, browser, server, native, scene, solver, setting, exact, args='', query=''):
     name, value = setting.split('=', 1)
-    browser.navigate(server.url(f'scene={scene}&set={setting}&args=--paused'))
+    browser.navigate(server.url(f'scene={scene}&set={setting}&args=--paused{args}{query}'))
     start = time.monotonic()
     try:
         st = browser.wait_for(lambda s: s['frame'] >= 3, LOAD_SECONDS, f'{scene}: three frames')
@@ -175,6 +181,42 @@ def check_scene(c, browser, server, native, scene, solver, setting, exact):
     errors = browser.console_errors()
     c.check(not errors, f'{scene}: no console error' + ''.join(f'\n      {e}' for e in errors[:5]))
     return first_frame_s
+
+
+def page_mode(browser):
+    return browser.evaluate('({threaded: window.fluidSandbox.threaded, program: window.fluidSandbox.program, '
+                            'isolated: window.crossOriginIsolated, '
+                            'line: document.getElementById("mode").textContent})')
+
+
+def check_programs(c, browser, server, plain, native):
+    """The threaded program on an isolated page at --threads 2, the single-threaded one where the
+    page is not isolated, and the service worker's isolation from a host without the headers."""
+    scene, solver, setting, exact = 'flip_dam_break', 'flip', 'flip_ratio=0.9', True
+    check_scene(c, browser, server, native, scene, solver, setting, exact, args='+--threads+2')
+    browser.pump(1.0)
+    m = page_mode(browser)
+    st = browser.state()
+    c.check(m['isolated'] and m['threaded'] and m['program'] == 'index-threads.js' and st['threaded']
+            and st['threads'] == 2 and 'threaded: 2 threads' in m['line'],
+            f'an isolated page runs the threaded program at --threads 2 and says so ({m}, threads {st["threads"]})')
+    # A plain host, the service worker not allowed: the single-threaded program, the same stats.
+    check_scene(c, browser, plain, native, scene, solver, setting, exact, query='&coi=0')
+    browser.pump(1.0)
+    m = page_mode(browser)
+    c.check(not m['isolated'] and not m['threaded'] and m['program'] == 'index.js' and not browser.state()['threaded']
+            and 'one thread' in m['line'],
+            f'a page that is not isolated runs the single-threaded program and says so ({m})')
+    # The same host, the service worker allowed: it isolates the page, which reloads once.
+    browser.navigate(plain.url('scene=sph_barrier&args=--paused'))
+    try:
+        browser.wait_for(lambda s: s['frame'] >= 3, LOAD_SECONDS, 'the service worker\'s page: three frames')
+        browser.pump(1.0)
+        m = page_mode(browser)
+        c.check(m['isolated'] and m['threaded'] and browser.state()['threaded'],
+                f'from a host without COOP/COEP the service worker isolates the page: threaded ({m})')
+    except TimeoutError as e:
+        c.check(False, str(e))
 
 
 def check_page_ways(c, browser, server):
@@ -239,21 +281,26 @@ def main():
         return 0
     c = Checks(a.verbose)
     server = chrome.Server(a.web_dir)
+    plain = chrome.Server(a.web_dir, isolate=False)
     browser = chrome.Browser()
     try:
         browser.open_page()
         for scene, solver, setting, exact in SCENES:
             if a.k and a.k not in scene:
                 continue
-            t = check_scene(c, browser, server, a.native, scene, solver, setting, exact)
+            t = check_scene(c, browser, server, a.native, scene, solver, setting, exact,
+                            args='+--threads+1' if scene == 'default' else '')
             if t is not None and a.verbose:
                 print(f'      {scene}: first frames within {t:.1f} s')
+        if not a.k or a.k == 'programs':
+            check_programs(c, browser, server, plain, a.native)
         if not a.k:
             check_page_ways(c, browser, server)
             check_without_webgl2(c, server)
     finally:
         browser.close()
         server.close()
+        plain.close()
     print(f'{len(c.failures)} failed' if c.failures else 'all browser checks passed')
     return 1 if c.failures else 0
 
